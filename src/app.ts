@@ -1,0 +1,60 @@
+// buildApp: the Fastify application, assembled from its dependencies. It never listens and never reads the
+// environment; main.ts and the tests decide those.
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import qs from 'qs';
+import { systemClock, type Clock } from './domain/clock.ts';
+import { createCursorCodec } from './domain/cursor.ts';
+import type { Store } from './store/store.ts';
+import type { LogLevel } from './config.ts';
+import { registerErrorHandling, sendError, toAppError } from './http/plugins/error-handler.ts';
+import { registerRequestContext, requestIdOf } from './http/plugins/request-context.ts';
+import { registerAuth } from './http/plugins/auth.ts';
+import { schemaCompilers } from './http/schema-compilers.ts';
+import { createListing } from './http/pagination.ts';
+import type { RouteDeps } from './http/route-deps.ts';
+import { healthRoutes } from './http/routes/health.ts';
+import { collectionRoutes } from './http/routes/collections.ts';
+
+export interface AppOptions {
+  store: Store;
+  /** Key of the cursor MAC; shared by every process on the same database. */
+  cursorSecret: string;
+  bodyLimit?: number;
+  logLevel?: LogLevel;
+  clock?: Clock;
+}
+
+const QUERY_OPTIONS = { depth: 5, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false } as const;
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: options.logLevel ?? 'info' },
+    genReqId: requestIdOf,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // SDKs send brackets: `type[eq]=…`, `sort[]=a&sort[]=b`.
+    routerOptions: { querystringParser: (text) => qs.parse(text, QUERY_OPTIONS) as Record<string, unknown> },
+    frameworkErrors: (error, request, reply) => {
+      sendError(reply, toAppError(error, request));
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(schemaCompilers());
+  registerErrorHandling(app);
+  registerRequestContext(app);
+  await app.register(healthRoutes, { store: options.store });
+
+  const deps: RouteDeps = {
+    store: options.store,
+    listing: createListing(createCursorCodec(options.cursorSecret)),
+    clock: options.clock ?? systemClock,
+  };
+  await app.register(
+    async (v0) => {
+      registerAuth(v0, options.store);
+      await v0.register(collectionRoutes, deps);
+    },
+    { prefix: '/v0' },
+  );
+  return app;
+}

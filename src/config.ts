@@ -1,0 +1,89 @@
+// Configuration: read from the environment once, validated, frozen and passed down. A bad value stops the
+// process with a message that names the variable.
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkTokenShape } from './domain/api-keys.ts';
+import type { DatabaseLocation } from './store/open-store.ts';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly database: DatabaseLocation;
+  /** DATABASE_URL as given, or the default, for messages. */
+  readonly databaseUrl: string;
+  readonly apiKey: string | undefined;
+  readonly logLevel: LogLevel;
+  readonly bodyLimit: number;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_DATABASE = './data/tycho.sqlite';
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
+  const databaseUrl = nonEmpty(env.DATABASE_URL) ?? DEFAULT_DATABASE;
+  return Object.freeze({
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: nonEmpty(env.HOST) ?? '127.0.0.1',
+    database: parseDatabaseUrl(databaseUrl, cwd),
+    databaseUrl,
+    apiKey: apiKey(env.TYCHO_API_KEY),
+    logLevel: logLevel(env.LOG_LEVEL),
+    bodyLimit: integer(env, 'TYCHO_BODY_LIMIT', DEFAULT_BODY_LIMIT, 1024, 1024 * 1024 * 1024),
+  });
+}
+
+export function parseDatabaseUrl(url: string, cwd: string): DatabaseLocation {
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    throw new ConfigError('DATABASE_URL', 'names PostgreSQL, which is not yet supported; use a SQLite file path or a file: URL');
+  }
+  if (url === ':memory:' || url === 'file::memory:') return { engine: 'sqlite', path: ':memory:' };
+  if (/^file:/i.test(url)) {
+    const path = url.startsWith('file://') ? fileURLToPath(url.split('?')[0]!) : url.slice('file:'.length).split('?')[0]!;
+    if (path === '') throw new ConfigError('DATABASE_URL', `"${url}" has no file path`);
+    return { engine: 'sqlite', path: resolve(cwd, path) };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    throw new ConfigError('DATABASE_URL', `"${url}" uses an unsupported scheme; use a SQLite file path or a file: URL`);
+  }
+  return { engine: 'sqlite', path: resolve(cwd, url) };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function apiKey(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const problem = checkTokenShape(raw);
+  if (problem) throw new ConfigError('TYCHO_API_KEY', problem);
+  return raw;
+}
+
+function logLevel(raw: string | undefined): LogLevel {
+  const value = nonEmpty(raw)?.toLowerCase() ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  }
+  return value as LogLevel;
+}

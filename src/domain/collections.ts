@@ -1,0 +1,150 @@
+// Collections: creation (with the system fields every collection has), retrieval by id or ref, renames that
+// never touch the ref.
+import { invalidAt, notFound } from './errors.ts';
+import { newId } from './ids.ts';
+import { deriveRef, uniqueRef } from './refs.ts';
+import { timestamp, type Clock } from './clock.ts';
+import { buildFields, type Field, type FieldSpec } from './fields.ts';
+import type { Page, PageRequest } from './pagination.ts';
+import type { Store } from '../store/store.ts';
+
+export type CollectionKind = 'system' | 'form' | 'custom';
+
+export interface Collection {
+  id: string;
+  orgId: string;
+  ref: string;
+  name: string;
+  description: string | null;
+  iconName: string;
+  kind: CollectionKind;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CollectionWithFields {
+  collection: Collection;
+  fields: Field[];
+}
+
+export interface CollectionSpec {
+  name: string;
+  ref?: string;
+  description?: string | null;
+  iconName?: string;
+  kind?: CollectionKind;
+  /** Fields beyond the `name`, `created_at` and `updated_at` that every collection gets. */
+  fields?: FieldSpec[];
+}
+
+export interface CollectionInput {
+  name: string;
+  description?: string | null;
+  icon_name?: string;
+}
+
+export type CollectionPatch = Partial<CollectionInput>;
+
+const DEFAULT_ICON = 'folder';
+const NAME_MAX = 255;
+const DESCRIPTION_MAX = 4096;
+
+/** Every collection starts with these: a writable name and the two readonly timestamps. */
+const BASE_FIELDS: FieldSpec[] = [
+  { name: 'Name', ref: 'name', type: 'field/text/single_line', kind: 'system' },
+  { name: 'Created at', ref: 'created_at', type: 'field/datetime', kind: 'system', readonly: true },
+  { name: 'Updated at', ref: 'updated_at', type: 'field/datetime', kind: 'system', readonly: true },
+];
+
+export async function createCollectionWithFields(
+  store: Store,
+  orgId: string,
+  spec: CollectionSpec,
+  clock?: Clock,
+): Promise<CollectionWithFields> {
+  const now = timestamp(clock);
+  const taken = new Set(await store.collections.refs(orgId));
+  const collection: Collection = {
+    id: newId(),
+    orgId,
+    ref: uniqueRef(spec.ref ?? deriveRef(spec.name, 'collection'), taken),
+    name: spec.name,
+    description: spec.description ?? null,
+    iconName: spec.iconName ?? DEFAULT_ICON,
+    kind: spec.kind ?? 'custom',
+    createdAt: now,
+    updatedAt: now,
+  };
+  const fields = buildFields(orgId, collection.id, [...BASE_FIELDS, ...(spec.fields ?? [])], new Set(), now, newId);
+  await store.collections.insert(collection);
+  await store.fields.insertMany(fields);
+  return { collection, fields };
+}
+
+export async function createCollection(
+  store: Store,
+  orgId: string,
+  input: CollectionInput,
+  clock?: Clock,
+): Promise<CollectionWithFields> {
+  const spec: CollectionSpec = { name: checkName(input.name) };
+  if (input.description !== undefined) spec.description = checkDescription(input.description);
+  if (input.icon_name !== undefined) spec.iconName = checkIcon(input.icon_name);
+  return store.transaction((tx) => createCollectionWithFields(tx, orgId, spec, clock));
+}
+
+export async function updateCollection(
+  store: Store,
+  orgId: string,
+  idOrRef: string,
+  patch: CollectionPatch,
+  clock?: Clock,
+): Promise<CollectionWithFields> {
+  return store.transaction(async (tx) => {
+    const current = await findCollection(tx, orgId, idOrRef);
+    const next: Collection = { ...current, updatedAt: timestamp(clock) };
+    if (patch.name !== undefined) next.name = checkName(patch.name);
+    if (patch.description !== undefined) next.description = checkDescription(patch.description);
+    if (patch.icon_name !== undefined) next.iconName = checkIcon(patch.icon_name);
+    await tx.collections.update(next);
+    return { collection: next, fields: await tx.fields.listByCollection(orgId, next.id) };
+  });
+}
+
+/** The organization's collection with that id or ref; anything else (another tenant's included) is 404. */
+export async function findCollection(store: Store, orgId: string, idOrRef: string): Promise<Collection> {
+  const collection = await store.collections.find(orgId, idOrRef);
+  if (!collection) throw notFound();
+  return collection;
+}
+
+export async function getCollection(store: Store, orgId: string, idOrRef: string): Promise<CollectionWithFields> {
+  const collection = await findCollection(store, orgId, idOrRef);
+  return { collection, fields: await store.fields.listByCollection(orgId, collection.id) };
+}
+
+export function listCollections(store: Store, orgId: string, page: PageRequest): Promise<Page<Collection>> {
+  return store.collections.list(orgId, page);
+}
+
+function checkName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0) throw invalidAt('/name', 'name must not be blank; send the collection\'s display name');
+  if (trimmed.length > NAME_MAX) throw invalidAt('/name', `name must be at most ${NAME_MAX} characters`);
+  return trimmed;
+}
+
+function checkDescription(description: string | null): string | null {
+  if (description === null) return null;
+  if (description.length > DESCRIPTION_MAX) {
+    throw invalidAt('/description', `description must be at most ${DESCRIPTION_MAX} characters`);
+  }
+  return description.trim() === '' ? null : description;
+}
+
+function checkIcon(icon: string): string {
+  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(icon)) {
+    throw invalidAt('/icon_name', 'icon_name must be 1 to 64 lower-case letters, digits, "-" or "_" (e.g. "briefcase")');
+  }
+  return icon;
+}

@@ -1,0 +1,60 @@
+// The closed catalogue of error codes Tycho can answer with, and the one status each maps to.
+// A code is never reused for a different meaning; new conditions get new codes.
+
+const catalogue = {
+  bad_request: 400,
+  invalid_json: 400,
+  invalid_body: 400,
+  invalid_parameter: 400,
+  invalid_header: 400,
+  invalid_cursor: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  route_not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  collection_not_found: 422,
+  rate_limited: 429,
+  internal: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof catalogue;
+
+export interface ErrorSource {
+  pointer?: string;
+  parameter?: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly detail: string | undefined;
+  readonly source: ErrorSource | undefined;
+
+  constructor(code: ErrorCode, detail?: string, source?: ErrorSource) {
+    super(detail ?? code);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = catalogue[code];
+    this.detail = detail;
+    this.source = source;
+  }
+}
+
+export function statusOf(code: ErrorCode): number {
+  return catalogue[code];
+}
+
+export const notFound = (): AppError => new AppError('not_found');
+
+/** A body property failed validation; `pointer` is a JSON pointer into the request body. */
+export const invalidAt = (pointer: string, detail: string, code: ErrorCode = 'validation_failed'): AppError =>
+  new AppError(code, detail, { pointer });
+
+/** A query parameter is malformed; `parameter` is its name in bracket form (`type[eq]`). */
+export const badParameter = (parameter: string, detail: string, code: ErrorCode = 'invalid_parameter'): AppError =>
+  new AppError(code, detail, { parameter });

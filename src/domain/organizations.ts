@@ -1,0 +1,43 @@
+// Organizations (tenants): every API key, collection and item belongs to exactly one. A new organization is
+// born with the system collections.
+import { AppError } from './errors.ts';
+import { newId } from './ids.ts';
+import { timestamp, type Clock } from './clock.ts';
+import { createCollectionWithFields } from './collections.ts';
+import { SYSTEM_COLLECTIONS } from './system-collections.ts';
+import type { Store } from '../store/store.ts';
+
+export interface Organization {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+export const DEFAULT_ORG_NAME = 'default';
+
+export function checkOrganizationName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0 || trimmed.length > 100) {
+    throw new AppError('validation_failed', 'organization name must be 1 to 100 characters');
+  }
+  return trimmed;
+}
+
+/** The organization of that name, created (with its system collections) when it does not exist yet. */
+export async function ensureOrganization(
+  store: Store,
+  name: string,
+  clock?: Clock,
+): Promise<{ organization: Organization; created: boolean }> {
+  const orgName = checkOrganizationName(name);
+  return store.transaction(async (tx) => {
+    const existing = await tx.organizations.findByName(orgName);
+    if (existing) return { organization: existing, created: false };
+    const organization: Organization = { id: newId(), name: orgName, createdAt: timestamp(clock) };
+    await tx.organizations.insert(organization);
+    for (const spec of SYSTEM_COLLECTIONS) {
+      await createCollectionWithFields(tx, organization.id, spec, clock);
+    }
+    return { organization, created: true };
+  });
+}

@@ -1,0 +1,65 @@
+// The one place a failure becomes an HTTP answer: domain errors, schema validation failures, framework
+// errors and unexpected exceptions all leave as the `errors` envelope with the right status.
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../domain/errors.ts';
+import { validationError } from '../validation.ts';
+
+export interface ErrorObject {
+  type: 'error';
+  status: string;
+  title: string;
+  detail?: string;
+  code?: string;
+  source?: { pointer?: string; parameter?: string };
+}
+
+/** Statuses whose bodies stay bare: the hosted service sends neither detail nor code with them. */
+const BARE = new Set([401, 403, 404, 429, 500]);
+
+export function errorBody(error: AppError): { type: 'errors'; errors: ErrorObject[] } {
+  const object: ErrorObject = { type: 'error', status: String(error.status), title: titleOf(error.status) };
+  if (error.detail !== undefined && (error.status === 401 || !BARE.has(error.status))) object.detail = error.detail;
+  if (!BARE.has(error.status) && error.status !== 503) object.code = error.code;
+  if (error.source) object.source = error.source;
+  return { type: 'errors', errors: [object] };
+}
+
+function titleOf(status: number): string {
+  return status === 422 ? 'Unprocessable Entity' : (STATUS_CODES[status] ?? 'Error');
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  // A 409 will not resolve itself; without this header every official SDK would re-send the request twice.
+  if (error.status === 409) reply.header('x-should-retry', 'false');
+  return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error));
+}
+
+/** Maps anything thrown while handling a request to an AppError, logging what was not expected. */
+export function toAppError(error: unknown, request: FastifyRequest): AppError {
+  if (error instanceof AppError) return error;
+  const e = error as FastifyError;
+  if (e.validation) return validationError(e.validation, e.validationContext);
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', `the request body is larger than the limit of ${request.routeOptions.bodyLimit ?? 'the configured'} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', `unsupported Content-Type "${request.headers['content-type'] ?? ''}"; send application/json`);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_body', 'the request body is empty; send a JSON object');
+    case 'FST_ERR_BAD_URL':
+      return new AppError('bad_request', 'the request URL is not valid');
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new AppError('bad_request', e.message);
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return new AppError('internal');
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => sendError(reply, toAppError(error, request)));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new AppError('route_not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

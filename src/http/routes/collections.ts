@@ -1,0 +1,35 @@
+// /v0/collections: list, create, retrieve (with fields), update.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createCollection, getCollection, listCollections, updateCollection } from '../../domain/collections.ts';
+import { IdOrRefParams, ListOf, PageQuery } from '../schemas/common.ts';
+import {
+  CollectionSummary,
+  CollectionWire,
+  CreateCollectionBody,
+  UpdateCollectionBody,
+  renderCollection,
+  renderCollectionSummary,
+} from '../schemas/collections.ts';
+import type { RouteDeps } from '../route-deps.ts';
+
+export const collectionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {
+  app.get('/collections', { schema: { querystring: PageQuery, response: { 200: ListOf(CollectionSummary) } } }, async (req) => {
+    const page = await listCollections(store, req.principal.orgId, listing.page(req, req.query, 'collections'));
+    return listing.envelope(req, 'collections', page, renderCollectionSummary);
+  });
+
+  app.post('/collections', { schema: { body: CreateCollectionBody, response: { 201: CollectionWire } } }, async (req, reply) => {
+    const created = await createCollection(store, req.principal.orgId, req.body, clock);
+    return reply.code(201).send(renderCollection(created));
+  });
+
+  app.get('/collections/:id', { schema: { params: IdOrRefParams, response: { 200: CollectionWire } } }, async (req) =>
+    renderCollection(await getCollection(store, req.principal.orgId, req.params.id)),
+  );
+
+  app.patch(
+    '/collections/:id',
+    { schema: { params: IdOrRefParams, body: UpdateCollectionBody, response: { 200: CollectionWire } } },
+    async (req) => renderCollection(await updateCollection(store, req.principal.orgId, req.params.id, req.body, clock)),
+  );
+};

@@ -1,0 +1,53 @@
+// Wire shapes of collections (seed §2.2, reference §5.1) and their request bodies.
+import { Type, type Static } from 'typebox';
+import type { Collection, CollectionWithFields } from '../../domain/collections.ts';
+import { Timestamp } from './common.ts';
+import { FieldWire, renderField } from './fields.ts';
+
+const collectionProperties = {
+  id: Type.String(),
+  type: Type.Literal('collection'),
+  name: Type.String(),
+  ref: Type.String(),
+  description: Type.Optional(Type.String()),
+  icon_name: Type.String(),
+  kind: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+/** The list element: a collection without its fields. */
+export const CollectionSummary = Type.Object(collectionProperties);
+
+export const CollectionWire = Type.Object({ ...collectionProperties, fields: Type.Array(FieldWire) });
+
+export const CreateCollectionBody = Type.Object({
+  name: Type.String(),
+  description: Type.Optional(Type.Union([Type.String(), Type.Null()], { errorMessage: 'must be a string or null' })),
+  icon_name: Type.Optional(Type.String()),
+});
+
+export const UpdateCollectionBody = Type.Object({
+  name: Type.Optional(Type.String()),
+  description: Type.Optional(Type.Union([Type.String(), Type.Null()], { errorMessage: 'must be a string or null' })),
+  icon_name: Type.Optional(Type.String()),
+});
+
+export function renderCollectionSummary(c: Collection): Static<typeof CollectionSummary> {
+  const out: Static<typeof CollectionSummary> = {
+    id: c.id,
+    type: 'collection',
+    name: c.name,
+    ref: c.ref,
+    icon_name: c.iconName,
+    kind: c.kind,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+  };
+  if (c.description !== null) out.description = c.description;
+  return out;
+}
+
+export function renderCollection({ collection, fields }: CollectionWithFields): Static<typeof CollectionWire> {
+  return { ...renderCollectionSummary(collection), fields: fields.map(renderField) };
+}

@@ -1,0 +1,70 @@
+// Turns a schema validation failure into an AppError: a body problem points into the body (422, or 400 when
+// the body is not even an object), a query problem names the parameter in bracket form (400).
+import { AppError } from '../domain/errors.ts';
+
+export interface SchemaIssue {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+  parentSchema?: { errorMessage?: string };
+}
+
+export function validationError(issues: SchemaIssue[], context: string | undefined): AppError {
+  // A union's own failure (with its errorMessage) explains more than the failures of its branches.
+  const issue = issues.find((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf') ?? issues[0];
+  if (!issue) return new AppError('bad_request', 'the request is not valid');
+  const path = issue.keyword === 'required' ? `${issue.instancePath}/${String(issue.params.missingProperty)}` : issue.instancePath;
+  const segments = path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+
+  if (context === 'body') {
+    if (segments.length === 0) return new AppError('invalid_body', `the request body ${describe(issue)}`);
+    return new AppError('validation_failed', `${segments.join('.')} ${describe(issue)}`, { pointer: path });
+  }
+  const parameter = segments.length === 0 ? '' : segments[0] + segments.slice(1).map((s) => `[${s}]`).join('');
+  if (context === 'headers') return new AppError('invalid_header', `header ${parameter} ${describe(issue)}`, { parameter });
+  return new AppError('invalid_parameter', `${parameter || 'the query string'} ${describe(issue)}`, { parameter });
+}
+
+const ARTICLES: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean',
+  object: 'a JSON object',
+  array: 'an array',
+  null: 'null',
+};
+
+function describe(issue: SchemaIssue): string {
+  if (issue.parentSchema?.errorMessage && issue.keyword !== 'required') return issue.parentSchema.errorMessage;
+  const p = issue.params;
+  switch (issue.keyword) {
+    case 'required':
+      return 'is required';
+    case 'type': {
+      const types = String(p.type).split(',').map((t) => ARTICLES[t] ?? t);
+      return `must be ${types.join(' or ')}`;
+    }
+    case 'enum':
+      return `must be one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    case 'minLength':
+      return `must be at least ${String(p.limit)} characters long`;
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters long`;
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`;
+    case 'maximum':
+      return `must be at most ${String(p.limit)}`;
+    case 'minItems':
+      return `must have at least ${String(p.limit)} elements`;
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} elements`;
+    case 'additionalProperties':
+      return `has an unknown property "${String(p.additionalProperty)}"`;
+    default:
+      return issue.message ?? 'is not valid';
+  }
+}

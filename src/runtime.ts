@@ -1,0 +1,34 @@
+// What both the server and the CLI need before they act: the store opened and migrated, the default
+// organization and the configured API key in place, and the shared cursor secret.
+import { randomBytes } from 'node:crypto';
+import { createApiKey, ensureApiKey } from './domain/api-keys.ts';
+import { DEFAULT_ORG_NAME, ensureOrganization, type Organization } from './domain/organizations.ts';
+import { openStore } from './store/open-store.ts';
+import type { Store } from './store/store.ts';
+import type { Config } from './config.ts';
+
+export interface Runtime {
+  store: Store;
+  cursorSecret: string;
+  defaultOrg: Organization;
+  /** A key made because the database was new and no TYCHO_API_KEY was given; shown once. */
+  firstKey: string | undefined;
+}
+
+export async function openRuntime(config: Config): Promise<Runtime> {
+  const store = await openStore(config.database);
+  try {
+    const cursorSecret = await store.settings.getOrInsert('cursor_secret', randomBytes(32).toString('hex'));
+    const { organization, created } = await ensureOrganization(store, DEFAULT_ORG_NAME);
+    let firstKey: string | undefined;
+    if (config.apiKey !== undefined) {
+      await ensureApiKey(store, organization.id, config.apiKey);
+    } else if (created) {
+      firstKey = (await createApiKey(store, organization.id, { name: 'first key' })).token;
+    }
+    return { store, cursorSecret, defaultOrg: organization, firstKey };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}

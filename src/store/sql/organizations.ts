@@ -1,0 +1,31 @@
+// Organizations table.
+import type { Kysely, Selectable } from 'kysely';
+import type { Organization } from '../../domain/organizations.ts';
+import type { OrganizationRepo } from '../store.ts';
+import type { Database, OrganizationsTable } from './schema.ts';
+
+const toOrganization = (row: Selectable<OrganizationsTable>): Organization => ({
+  id: row.id,
+  name: row.name,
+  createdAt: row.created_at,
+});
+
+export function organizationRepo(db: Kysely<Database>): OrganizationRepo {
+  return {
+    async insert(org) {
+      await db.insertInto('organizations').values({ id: org.id, name: org.name, created_at: org.createdAt }).execute();
+    },
+    async findByName(name) {
+      const row = await db.selectFrom('organizations').selectAll().where('name', '=', name).executeTakeFirst();
+      return row && toOrganization(row);
+    },
+    async findById(id) {
+      const row = await db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toOrganization(row);
+    },
+    async list() {
+      const rows = await db.selectFrom('organizations').selectAll().orderBy('id').execute();
+      return rows.map(toOrganization);
+    },
+  };
+}

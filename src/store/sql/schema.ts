@@ -1,0 +1,65 @@
+// Row shapes of the tables, as Kysely sees them. Booleans are 0/1 integers and timestamps ISO text on every
+// engine, so rows read back the same everywhere.
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  name: string | null;
+  prefix: string;
+  hash: string;
+  read_only: number;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface CollectionsTable {
+  id: string;
+  org_id: string;
+  ref: string;
+  name: string;
+  description: string | null;
+  icon_name: string;
+  kind: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FieldsTable {
+  id: string;
+  org_id: string;
+  collection_id: string;
+  ref: string;
+  name: string;
+  description: string | null;
+  type: string;
+  cardinality: string;
+  required: number;
+  is_unique: number;
+  readonly: number;
+  kind: string;
+  /** JSON of FieldConfig. */
+  config: string;
+  /** JSON array. */
+  default_values: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  api_keys: ApiKeysTable;
+  collections: CollectionsTable;
+  fields: FieldsTable;
+  settings: SettingsTable;
+}

@@ -1,0 +1,51 @@
+// The one Store implementation: repositories over a Kysely handle, which is either the database or the
+// transaction in progress.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Store } from '../store.ts';
+import type { Database } from './schema.ts';
+import { organizationRepo } from './organizations.ts';
+import { apiKeyRepo } from './api-keys.ts';
+import { collectionRepo } from './collections.ts';
+import { fieldRepo } from './fields.ts';
+import { settingsRepo } from './settings.ts';
+
+/** The few things that really differ between engines, named as capabilities. */
+export interface Engine {
+  readonly name: string;
+  /** Releases connections and files. */
+  close(): Promise<void>;
+}
+
+export class SqlStore implements Store {
+  readonly organizations;
+  readonly apiKeys;
+  readonly collections;
+  readonly fields;
+  readonly settings;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+    private readonly inTransaction = false,
+  ) {
+    this.organizations = organizationRepo(db);
+    this.apiKeys = apiKeyRepo(db);
+    this.collections = collectionRepo(db);
+    this.fields = fieldRepo(db);
+    this.settings = settingsRepo(db);
+  }
+
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    if (this.inTransaction) return fn(this);
+    return this.db.transaction().execute((trx: Transaction<Database>) => fn(new SqlStore(trx, this.engine, true)));
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+    await this.engine.close();
+  }
+}

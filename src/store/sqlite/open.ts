@@ -1,0 +1,45 @@
+// SQLite: one better-sqlite3 connection in WAL mode. Write transactions begin IMMEDIATE so a second process
+// (the CLI next to a running server) waits for the lock instead of failing half-way through.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import { migrateToLatest } from '../migrations/index.ts';
+import { SqlStore, type Engine } from '../sql/sql-store.ts';
+import type { Database } from '../sql/schema.ts';
+import type { Store } from '../store.ts';
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly database: BetterSqlite3.Database) {
+    super({ database });
+  }
+  override createDriver(): SqliteDriver {
+    return new ImmediateSqliteDriver({ database: this.database });
+  }
+}
+
+/** Opens (creating when needed) the SQLite database at `path` — or in memory for ':memory:' — and migrates it. */
+export async function openSqlite(path: string): Promise<Store> {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new BetterSqlite3(path);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database) });
+  // Kysely's destroy() closes the better-sqlite3 handle itself.
+  const engine: Engine = { name: 'sqlite', close: async () => {} };
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return new SqlStore(db, engine);
+}
