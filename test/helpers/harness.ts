@@ -1,0 +1,122 @@
+// Test harness: a fresh app and store per suite (in-memory SQLite; other engines join ENGINES when they
+// exist), a known API key, and a request helper that returns status, headers and parsed JSON.
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createApiKey } from '../../src/domain/api-keys.ts';
+import { ensureOrganization } from '../../src/domain/organizations.ts';
+import type { Clock } from '../../src/domain/clock.ts';
+import { openRuntime } from '../../src/runtime.ts';
+import type { Store } from '../../src/store/store.ts';
+
+export const ENGINES = ['sqlite'] as const;
+export type EngineName = (typeof ENGINES)[number];
+
+export const TEST_KEY = 'tycho_test_key_0123456789abcdef';
+
+export interface Response<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Raw payload, sent as-is (for malformed JSON and the like). */
+  payload?: string | Buffer;
+  headers?: Record<string, string>;
+  /** Bearer key to send; `null` sends no Authorization header. Defaults to the harness key. */
+  key?: string | null;
+}
+
+export interface Harness {
+  app: FastifyInstance;
+  store: Store;
+  key: string;
+  orgId: string;
+  request<T = any>(method: string, url: string, options?: RequestOptions): Promise<Response<T>>;
+  get<T = any>(url: string, options?: RequestOptions): Promise<Response<T>>;
+  post<T = any>(url: string, body?: unknown, options?: RequestOptions): Promise<Response<T>>;
+  patch<T = any>(url: string, body?: unknown, options?: RequestOptions): Promise<Response<T>>;
+  delete<T = any>(url: string, options?: RequestOptions): Promise<Response<T>>;
+  /** A new organization (with its system collections) and a read-write key for it. */
+  newOrg(name?: string): Promise<{ orgId: string; key: string }>;
+  /** A read-only key of the harness organization. */
+  readOnlyKey(): Promise<string>;
+  close(): Promise<void>;
+}
+
+let orgCounter = 0;
+
+export async function createHarness(
+  _engine: EngineName = 'sqlite',
+  options: { clock?: Clock; env?: Record<string, string> } = {},
+): Promise<Harness> {
+  const config = loadConfig({ DATABASE_URL: ':memory:', TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', ...options.env });
+  const runtime = await openRuntime(config);
+  const app = await buildApp({
+    store: runtime.store,
+    cursorSecret: runtime.cursorSecret,
+    bodyLimit: config.bodyLimit,
+    logLevel: 'silent',
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  await app.ready();
+
+  const request = async (method: string, url: string, opts: RequestOptions = {}): Promise<Response> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    const key = opts.key === undefined ? TEST_KEY : opts.key;
+    if (key !== null && headers.authorization === undefined) headers.authorization = `Bearer ${key}`;
+    let payload: string | Buffer | undefined = opts.payload;
+    if (opts.body !== undefined) {
+      payload = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
+    let body: unknown;
+    try {
+      body = res.body === '' ? undefined : JSON.parse(res.body);
+    } catch {
+      body = undefined;
+    }
+    return { status: res.statusCode, headers: res.headers, body, text: res.body };
+  };
+
+  return {
+    app,
+    store: runtime.store,
+    key: TEST_KEY,
+    orgId: runtime.defaultOrg.id,
+    request,
+    get: (url, opts) => request('GET', url, opts),
+    post: (url, body, opts) => request('POST', url, { ...opts, body }),
+    patch: (url, body, opts) => request('PATCH', url, { ...opts, body }),
+    delete: (url, opts) => request('DELETE', url, opts),
+    async newOrg(name = `org-${process.pid}-${++orgCounter}`) {
+      const { organization } = await ensureOrganization(runtime.store, name);
+      const { token } = await createApiKey(runtime.store, organization.id);
+      return { orgId: organization.id, key: token };
+    },
+    async readOnlyKey() {
+      return (await createApiKey(runtime.store, runtime.defaultOrg.id, { readOnly: true })).token;
+    },
+    async close() {
+      await app.close();
+      await runtime.store.close();
+    },
+  };
+}
+
+/** Asserts the `errors` envelope and returns its single error object. */
+export function errorOf(res: Response): { status: string; title: string; detail?: string; code?: string; source?: { pointer?: string; parameter?: string } } {
+  const body = res.body;
+  if (!body || body.type !== 'errors' || !Array.isArray(body.errors) || body.errors.length !== 1) {
+    throw new Error(`expected an errors envelope, got ${res.status} ${res.text}`);
+  }
+  const error = body.errors[0];
+  if (error.type !== 'error' || error.status !== String(res.status)) {
+    throw new Error(`malformed error object for status ${res.status}: ${JSON.stringify(error)}`);
+  }
+  return error;
+}
