@@ -1,0 +1,140 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import fc from 'fast-check';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const CWD = resolve('/srv/tycho');
+
+/** Asserts that loading `env` throws a ConfigError whose message names `variable`. */
+function assertRejects(env: Record<string, string>, variable: string, also?: RegExp): void {
+  assert.throws(
+    () => loadConfig(env, CWD),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+      assert.ok(error.message.includes(variable), `message does not name ${variable}: ${error.message}`);
+      if (also) assert.match(error.message, also);
+      return true;
+    },
+    `${JSON.stringify(env)} should be rejected`,
+  );
+}
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({}, CWD);
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.deepEqual(config.database, { engine: 'sqlite', path: resolve(CWD, 'data/tycho.sqlite') });
+    assert.equal(config.databaseUrl, './data/tycho.sqlite');
+    assert.equal(config.apiKey, undefined);
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.bodyLimit, 1024 * 1024);
+  });
+
+  it('treats empty variables as unset', () => {
+    const config = loadConfig({ PORT: '', HOST: ' ', DATABASE_URL: '', TYCHO_API_KEY: '', LOG_LEVEL: '', TYCHO_BODY_LIMIT: '' }, CWD);
+    assert.deepEqual({ ...config }, { ...loadConfig({}, CWD) });
+  });
+
+  it('is frozen', () => {
+    const config = loadConfig({}, CWD);
+    assert.ok(Object.isFrozen(config));
+    assert.throws(() => {
+      (config as { port: number }).port = 1;
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig(
+      {
+        PORT: '0',
+        HOST: '0.0.0.0',
+        DATABASE_URL: '/var/lib/tycho/db.sqlite',
+        TYCHO_API_KEY: 'exactly-16-chars',
+        LOG_LEVEL: 'DEBUG',
+        TYCHO_BODY_LIMIT: '2048',
+      },
+      CWD,
+    );
+    assert.equal(config.port, 0);
+    assert.equal(config.host, '0.0.0.0');
+    assert.deepEqual(config.database, { engine: 'sqlite', path: '/var/lib/tycho/db.sqlite' });
+    assert.equal(config.databaseUrl, '/var/lib/tycho/db.sqlite');
+    assert.equal(config.apiKey, 'exactly-16-chars');
+    assert.equal(config.logLevel, 'debug');
+    assert.equal(config.bodyLimit, 2048);
+  });
+
+  it('accepts every port from 0 to 65535', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 65535 }), (port) => {
+        assert.equal(loadConfig({ PORT: String(port) }, CWD).port, port);
+      }),
+    );
+  });
+
+  it('rejects a bad PORT, naming it', () => {
+    for (const value of ['abc', '-1', '65536', '1.5', '80x', '1e3', '0x50', '99999999999']) assertRejects({ PORT: value }, 'PORT');
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 8 }), (value) => {
+        fc.pre(value.trim() !== '' && !/^\d+$/.test(value.trim()));
+        assertRejects({ PORT: value }, 'PORT');
+      }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 65536, max: 10_000_000 }), (port) => {
+        assertRejects({ PORT: String(port) }, 'PORT');
+      }),
+    );
+  });
+
+  it('rejects a bad TYCHO_BODY_LIMIT, naming it', () => {
+    for (const value of ['abc', '0', '1023', '-5', '1.5', '2kb']) assertRejects({ TYCHO_BODY_LIMIT: value }, 'TYCHO_BODY_LIMIT');
+    assert.equal(loadConfig({ TYCHO_BODY_LIMIT: '1024' }, CWD).bodyLimit, 1024);
+  });
+
+  it('rejects an unknown LOG_LEVEL, naming it', () => {
+    for (const value of ['loud', 'verbose', 'warning', '3']) assertRejects({ LOG_LEVEL: value }, 'LOG_LEVEL');
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) {
+      assert.equal(loadConfig({ LOG_LEVEL: level }, CWD).logLevel, level);
+    }
+  });
+
+  it('rejects a TYCHO_API_KEY that is too short, too long or has spaces, naming it', () => {
+    for (const value of ['short', 'fifteen-chars!!', 'has spaces in the middle', 'x'.repeat(257), 'tab\tinside-the-key', 'ünïcödé-is-not-ascii']) {
+      assertRejects({ TYCHO_API_KEY: value }, 'TYCHO_API_KEY');
+    }
+    assert.equal(loadConfig({ TYCHO_API_KEY: 'x'.repeat(256) }, CWD).apiKey, 'x'.repeat(256));
+  });
+
+  it('rejects PostgreSQL as not yet supported, and other schemes, naming DATABASE_URL', () => {
+    for (const url of ['postgres://localhost/x', 'postgresql://user:pw@db:5432/tycho', 'POSTGRES://x/y']) {
+      assertRejects({ DATABASE_URL: url }, 'DATABASE_URL', /not yet supported/);
+    }
+    for (const url of ['mysql://localhost/x', 'http://example.com/db.sqlite', 'file:']) assertRejects({ DATABASE_URL: url }, 'DATABASE_URL');
+  });
+
+  describe('DATABASE_URL selects SQLite for files', () => {
+    const cases: [string, string][] = [
+      ['db.sqlite', resolve(CWD, 'db.sqlite')],
+      ['./data/other.sqlite', resolve(CWD, 'data/other.sqlite')],
+      ['/var/lib/tycho.sqlite', '/var/lib/tycho.sqlite'],
+      ['file:./rel.sqlite', resolve(CWD, 'rel.sqlite')],
+      ['file:rel.sqlite', resolve(CWD, 'rel.sqlite')],
+      ['file:/abs/path.sqlite', '/abs/path.sqlite'],
+      ['file:///abs/url.sqlite', '/abs/url.sqlite'],
+      ['file:///abs/with%20space.sqlite', '/abs/with space.sqlite'],
+      ['file:/abs/query.sqlite?mode=rwc', '/abs/query.sqlite'],
+      [':memory:', ':memory:'],
+      ['file::memory:', ':memory:'],
+    ];
+    for (const [url, path] of cases) {
+      it(url, () => {
+        const config = loadConfig({ DATABASE_URL: url }, CWD);
+        assert.deepEqual(config.database, { engine: 'sqlite', path });
+        assert.equal(config.databaseUrl, url);
+      });
+    }
+  });
+});
