@@ -15,6 +15,8 @@ import { createListing } from './http/pagination.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { collectionRoutes } from './http/routes/collections.ts';
+import { fieldRoutes } from './http/routes/fields.ts';
+import { funnelRoutes } from './http/routes/funnels.ts';
 
 export interface AppOptions {
   store: Store;
@@ -53,6 +55,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (v0) => {
       registerAuth(v0, options.store);
       await v0.register(collectionRoutes, deps);
+      await v0.register(fieldRoutes, deps);
+      await v0.register(funnelRoutes, deps);
     },
     { prefix: '/v0' },
   );

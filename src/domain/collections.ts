@@ -4,7 +4,8 @@ import { invalidAt, notFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { deriveRef, uniqueRef } from './refs.ts';
 import { timestamp, type Clock } from './clock.ts';
-import { buildFields, type Field, type FieldSpec } from './fields.ts';
+import { buildFields, type FieldSpec } from './fields.ts';
+import { describeFields, type FieldView } from './field-views.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from '../store/store.ts';
 
@@ -24,7 +25,7 @@ export interface Collection {
 
 export interface CollectionWithFields {
   collection: Collection;
-  fields: Field[];
+  fields: FieldView[];
 }
 
 export interface CollectionSpec {
@@ -78,7 +79,7 @@ export async function createCollectionWithFields(
   const fields = buildFields(orgId, collection.id, [...BASE_FIELDS, ...(spec.fields ?? [])], new Set(), now, newId);
   await store.collections.insert(collection);
   await store.fields.insertMany(fields);
-  return { collection, fields };
+  return { collection, fields: fields.map((field) => ({ field })) };
 }
 
 export async function createCollection(
@@ -107,7 +108,7 @@ export async function updateCollection(
     if (patch.description !== undefined) next.description = checkDescription(patch.description);
     if (patch.icon_name !== undefined) next.iconName = checkIcon(patch.icon_name);
     await tx.collections.update(next);
-    return { collection: next, fields: await tx.fields.listByCollection(orgId, next.id) };
+    return { collection: next, fields: await describeFields(tx, orgId, await tx.fields.listByCollection(orgId, next.id)) };
   });
 }
 
@@ -120,7 +121,7 @@ export async function findCollection(store: Store, orgId: string, idOrRef: strin
 
 export async function getCollection(store: Store, orgId: string, idOrRef: string): Promise<CollectionWithFields> {
   const collection = await findCollection(store, orgId, idOrRef);
-  return { collection, fields: await store.fields.listByCollection(orgId, collection.id) };
+  return { collection, fields: await describeFields(store, orgId, await store.fields.listByCollection(orgId, collection.id)) };
 }
 
 export function listCollections(store: Store, orgId: string, page: PageRequest): Promise<Page<Collection>> {

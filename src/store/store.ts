@@ -4,6 +4,8 @@ import type { ApiKey } from '../domain/api-keys.ts';
 import type { Collection } from '../domain/collections.ts';
 import type { Field } from '../domain/fields.ts';
 import type { Organization } from '../domain/organizations.ts';
+import type { Funnel } from '../domain/funnels.ts';
+import type { IndexEntry, Item } from '../domain/items.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 
 export interface OrganizationRepo {
@@ -26,14 +28,49 @@ export interface CollectionRepo {
   update(collection: Collection): Promise<void>;
   /** By id first, then by ref; always inside the organization. */
   find(orgId: string, idOrRef: string): Promise<Collection | undefined>;
+  findMany(orgId: string, ids: string[]): Promise<Collection[]>;
   list(orgId: string, page: PageRequest): Promise<Page<Collection>>;
   refs(orgId: string): Promise<string[]>;
 }
 
 export interface FieldRepo {
   insertMany(fields: Field[]): Promise<void>;
+  update(field: Field): Promise<void>;
+  delete(orgId: string, ids: string[]): Promise<void>;
+  /** By id first, then by ref, inside the collection. */
+  find(orgId: string, collectionId: string, idOrRef: string): Promise<Field | undefined>;
+  findMany(orgId: string, ids: string[]): Promise<Field[]>;
   /** In creation order. */
   listByCollection(orgId: string, collectionId: string): Promise<Field[]>;
+  listByFunnel(orgId: string, funnelId: string): Promise<Field[]>;
+  refs(orgId: string, collectionId: string): Promise<string[]>;
+}
+
+export interface FunnelRepo {
+  insert(funnel: Funnel): Promise<void>;
+  update(funnel: Funnel): Promise<void>;
+  delete(orgId: string, id: string): Promise<void>;
+  find(orgId: string, id: string): Promise<Funnel | undefined>;
+  findMany(orgId: string, ids: string[]): Promise<Funnel[]>;
+  list(orgId: string, page: PageRequest): Promise<Page<Funnel>>;
+}
+
+export interface ItemRepo {
+  insert(item: Item, entries: IndexEntry[]): Promise<void>;
+  /** Saves the document; replaces the index entries of `fieldIds` (all of them with undefined). */
+  update(item: Item, entries: IndexEntry[], fieldIds?: string[]): Promise<void>;
+  delete(orgId: string, id: string): Promise<void>;
+  findMany(orgId: string, ids: string[]): Promise<Item[]>;
+  /** Items with any value in these fields. */
+  idsWithValues(orgId: string, fieldIds: string[]): Promise<string[]>;
+  /** Items whose `fieldId` holds a value with one of these text keys (option, step or item ids). */
+  idsWithKeys(orgId: string, fieldId: string, keys: string[]): Promise<string[]>;
+  /** Items whose relation `fieldId` points into one of these collections. */
+  idsWithRelationsInto(orgId: string, fieldId: string, collectionIds: string[]): Promise<string[]>;
+  countWithSeveralValues(orgId: string, fieldId: string): Promise<number>;
+  countWithoutValue(orgId: string, collectionId: string, fieldId: string): Promise<number>;
+  /** Items that share a value of `fieldId` with another item. */
+  countWithDuplicateValues(orgId: string, fieldId: string): Promise<number>;
 }
 
 export interface SettingsRepo {
@@ -46,6 +83,8 @@ export interface Store {
   readonly apiKeys: ApiKeyRepo;
   readonly collections: CollectionRepo;
   readonly fields: FieldRepo;
+  readonly funnels: FunnelRepo;
+  readonly items: ItemRepo;
   readonly settings: SettingsRepo;
   /** Runs `fn` in one transaction; inside a transaction, joins it. Throwing rolls everything back. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;

@@ -80,7 +80,7 @@ export async function createHarness(
     } catch {
       body = undefined;
     }
-    return { status: res.statusCode, headers: res.headers, body, text: res.body };
+    return { status: res.statusCode, headers: res.headers as Response["headers"], body, text: res.body };
   };
 
   return {

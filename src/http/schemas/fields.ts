@@ -1,7 +1,10 @@
 // Wire shape of a Field (reference §6.1.1): the common properties plus the extras of its type, and the
 // mapping from the domain model.
 import { Type, type Static } from 'typebox';
-import type { Field } from '../../domain/fields.ts';
+import { COLORS, FIELD_TYPES } from '../../domain/fields.ts';
+import { STEP_TYPES, type Funnel } from '../../domain/funnels.ts';
+import type { CollectionRef, FieldRef, FieldView } from '../../domain/field-views.ts';
+import { renderValue } from '../../domain/field-types/index.ts';
 import { CollectionPointer, Timestamp } from './common.ts';
 
 const FieldPointer = Type.Object({
@@ -19,7 +22,7 @@ const FunnelStep = Type.Object({
   color: Type.String(),
 });
 
-export const Funnel = Type.Object({
+export const FunnelWire = Type.Object({
   id: Type.String(),
   type: Type.Literal('funnel'),
   name: Type.String(),
@@ -49,7 +52,7 @@ export const FieldWire = Type.Object({
   default_values: Type.Array(Type.Unknown()),
   default_unit: Type.Optional(Type.String()),
   options: Type.Optional(Type.Array(ChoiceOption)),
-  funnel: Type.Optional(Funnel),
+  funnel: Type.Optional(FunnelWire),
   relation_type: Type.Optional(Type.String()),
   allowed_collections: Type.Optional(Type.Array(CollectionPointer)),
   reverse_field_name: Type.Optional(Type.String()),
@@ -61,7 +64,59 @@ export const FieldWire = Type.Object({
 
 export type FieldOut = Static<typeof FieldWire>;
 
-export function renderField(field: Field): FieldOut {
+const Color = Type.Union(COLORS.map((c) => Type.Literal(c)), { errorMessage: `must be one of: ${COLORS.join(', ')}` });
+const StepType = Type.Union(STEP_TYPES.map((t) => Type.Literal(t)), { errorMessage: `must be one of: ${STEP_TYPES.join(', ')}` });
+const NullableString = Type.Union([Type.String(), Type.Null()], { errorMessage: 'must be a string or null' });
+
+export const StepInput = Type.Object({
+  id: Type.Optional(Type.String()),
+  name: Type.String(),
+  step_type: StepType,
+  color: Type.Optional(Color),
+});
+
+const fieldInputProperties = {
+  name: Type.String(),
+  description: Type.Optional(NullableString),
+  cardinality: Type.Optional(Type.Union([Type.Literal('one'), Type.Literal('many')], { errorMessage: 'must be "one" or "many"' })),
+  required: Type.Optional(Type.Boolean()),
+  unique: Type.Optional(Type.Boolean()),
+  default_values: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Null()], { errorMessage: 'must be an array of values or null' })),
+  default_unit: Type.Optional(Type.String()),
+  options: Type.Optional(Type.Array(Type.Object({ id: Type.Optional(Type.String()), name: Type.String(), color: Type.Optional(Color) }))),
+  stages: Type.Optional(Type.Array(StepInput)),
+  funnel: Type.Optional(Type.Object({ type: Type.Optional(Type.Literal('funnel')), id: Type.String() })),
+  relation_type: Type.Optional(Type.Union([Type.Literal('one_way'), Type.Literal('two_way')], { errorMessage: 'must be "one_way" or "two_way"' })),
+  allowed_collections: Type.Optional(
+    Type.Array(Type.Object({ type: Type.Optional(Type.Literal('collection')), id: Type.Optional(Type.String()), ref: Type.Optional(Type.String()) })),
+  ),
+  reverse_field_name: Type.Optional(Type.String()),
+};
+
+const FieldTypeName = Type.Union(FIELD_TYPES.map((t) => Type.Literal(t)), { errorMessage: `must be one of the field types: ${FIELD_TYPES.join(', ')}` });
+
+export const CreateFieldBody = Type.Object({ type: FieldTypeName, ...fieldInputProperties });
+export const UpdateFieldBody = Type.Object({ type: FieldTypeName, ...fieldInputProperties, name: Type.Optional(Type.String()) });
+
+export const FieldParams = Type.Object({ collection_id: Type.String(), id: Type.String() });
+
+export function renderFunnel(funnel: Funnel): Static<typeof FunnelWire> {
+  return {
+    id: funnel.id,
+    type: 'funnel',
+    name: funnel.name,
+    steps: funnel.steps.map((s) => ({ id: s.id, type: 'funnel_step', name: s.name, step_type: s.stepType, color: s.color })),
+    created_at: funnel.createdAt,
+    updated_at: funnel.updatedAt,
+  };
+}
+
+const collectionPointer = (c: CollectionRef) => ({ id: c.id, type: 'collection' as const, ref: c.ref });
+const fieldPointer = (f: FieldRef) => ({ id: f.id, type: 'field' as const, ref: f.ref, collection: collectionPointer(f.collection) });
+
+export function renderField(view: FieldView): FieldOut {
+  const { field, funnel } = view;
+  const context = { field, ...(funnel ? { funnel } : {}) };
   const out: FieldOut = {
     id: field.id,
     type: field.type,
@@ -72,14 +127,23 @@ export function renderField(field: Field): FieldOut {
     unique: field.unique,
     readonly: field.readonly,
     kind: field.kind,
-    default_values: field.defaultValues,
+    default_values: field.defaultValues.map((stored) => renderValue(stored, context)),
     created_at: field.createdAt,
     updated_at: field.updatedAt,
   };
   if (field.description !== null) out.description = field.description;
-  if (field.config.defaultUnit !== undefined) out.default_unit = field.config.defaultUnit;
-  if (field.config.options !== undefined) {
-    out.options = field.config.options.map((o) => ({ id: o.id, type: 'choice_field_option', name: o.name, color: o.color }));
+  const { config } = field;
+  if (config.defaultUnit !== undefined) out.default_unit = config.defaultUnit;
+  if (config.options !== undefined) {
+    out.options = config.options.map((o) => ({ id: o.id, type: 'choice_field_option', name: o.name, color: o.color }));
+  }
+  if (funnel) out.funnel = renderFunnel(funnel);
+  if (field.type === 'field/relation') {
+    out.relation_type = config.relationType ?? 'one_way';
+    out.allowed_collections = (view.allowedCollections ?? []).map(collectionPointer);
+    if (config.reverseFieldName !== undefined) out.reverse_field_name = config.reverseFieldName;
+    if (view.reverseFields) out.reverse_fields = view.reverseFields.map(fieldPointer);
+    if (view.sourceField) out.source_field = fieldPointer(view.sourceField);
   }
   return out;
 }

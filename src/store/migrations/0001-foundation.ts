@@ -1,4 +1,4 @@
-// Organizations, API keys, collections, fields and settings.
+// Organizations, API keys, collections, funnels, fields and settings.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -39,6 +39,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('collections_org_id').on('collections').columns(['org_id', 'id']).execute();
 
   await db.schema
+    .createTable('funnels')
+    .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
+    .addColumn('org_id', 'varchar(32)', (c) => c.notNull().references('organizations.id'))
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('steps', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
+    .addColumn('updated_at', 'varchar(32)', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('funnels_org_id').on('funnels').columns(['org_id', 'id']).execute();
+
+  await db.schema
     .createTable('fields')
     .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
     .addColumn('org_id', 'varchar(32)', (c) => c.notNull().references('organizations.id'))
@@ -52,6 +63,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('is_unique', 'integer', (c) => c.notNull())
     .addColumn('readonly', 'integer', (c) => c.notNull())
     .addColumn('kind', 'varchar(16)', (c) => c.notNull())
+    .addColumn('funnel_id', 'varchar(32)', (c) => c.references('funnels.id'))
     .addColumn('config', 'text', (c) => c.notNull())
     .addColumn('default_values', 'text', (c) => c.notNull())
     .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
@@ -59,6 +71,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint('fields_collection_ref', ['collection_id', 'ref'])
     .execute();
   await db.schema.createIndex('fields_collection_id').on('fields').columns(['collection_id', 'id']).execute();
+  await db.schema.createIndex('fields_funnel').on('fields').column('funnel_id').execute();
 
   await db.schema
     .createTable('settings')

@@ -1,9 +1,11 @@
 // The ordered list of schema migrations. Append only: a released migration is never edited.
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as foundation from './0001-foundation.ts';
+import * as items from './0002-items.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': foundation,
+  '0002-items': items,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

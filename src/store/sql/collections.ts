@@ -48,6 +48,10 @@ export function collectionRepo(db: Kysely<Database>): CollectionRepo {
       const row = rows.find((r) => r.id === idOrRef) ?? rows[0];
       return row && toCollection(row);
     },
+    async findMany(orgId, ids) {
+      if (ids.length === 0) return [];
+      return (await byOrg(orgId).where('c.id', 'in', ids).execute()).map(toCollection);
+    },
     async list(orgId, page) {
       const result = await fetchPage(byOrg(orgId), [{ column: 'c.id', desc: false }], page, (r) => ({ key: [], id: r.id }));
       return mapPage(result, toCollection);

@@ -36,6 +36,7 @@ const toRow = (f: Field): FieldsTable => ({
   is_unique: f.unique ? 1 : 0,
   readonly: f.readonly ? 1 : 0,
   kind: f.kind,
+  funnel_id: f.config.funnelId ?? null,
   config: JSON.stringify(f.config),
   default_values: JSON.stringify(f.defaultValues),
   created_at: f.createdAt,
@@ -43,9 +44,37 @@ const toRow = (f: Field): FieldsTable => ({
 });
 
 export function fieldRepo(db: Kysely<Database>): FieldRepo {
+  const byOrg = (orgId: string) => db.selectFrom('fields').selectAll().where('org_id', '=', orgId);
+
   return {
     async insertMany(fields) {
       if (fields.length > 0) await db.insertInto('fields').values(fields.map(toRow)).execute();
+    },
+    async update(field) {
+      const { id, org_id, ...rest } = toRow(field);
+      await db.updateTable('fields').set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
+    },
+    async delete(orgId, ids) {
+      if (ids.length > 0) await db.deleteFrom('fields').where('org_id', '=', orgId).where('id', 'in', ids).execute();
+    },
+    async find(orgId, collectionId, idOrRef) {
+      const rows = await byOrg(orgId)
+        .where('collection_id', '=', collectionId)
+        .where((eb) => eb.or([eb('id', '=', idOrRef), eb('ref', '=', idOrRef)]))
+        .execute();
+      const row = rows.find((r) => r.id === idOrRef) ?? rows[0];
+      return row && toField(row);
+    },
+    async findMany(orgId, ids) {
+      if (ids.length === 0) return [];
+      return (await byOrg(orgId).where('id', 'in', ids).orderBy('id').execute()).map(toField);
+    },
+    async listByFunnel(orgId, funnelId) {
+      return (await byOrg(orgId).where('funnel_id', '=', funnelId).orderBy('id').execute()).map(toField);
+    },
+    async refs(orgId, collectionId) {
+      const rows = await db.selectFrom('fields').select('ref').where('org_id', '=', orgId).where('collection_id', '=', collectionId).execute();
+      return rows.map((r) => r.ref);
     },
     async listByCollection(orgId, collectionId) {
       const rows = await db

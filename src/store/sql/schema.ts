@@ -43,12 +43,45 @@ export interface FieldsTable {
   is_unique: number;
   readonly: number;
   kind: string;
+  /** The funnel of a stage field, as a column so funnels in use can be found. */
+  funnel_id: string | null;
   /** JSON of FieldConfig. */
   config: string;
   /** JSON array. */
   default_values: string;
   created_at: string;
   updated_at: string;
+}
+
+export interface FunnelsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  /** JSON array of steps. */
+  steps: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ItemsTable {
+  id: string;
+  org_id: string;
+  collection_id: string;
+  /** JSON: field id → array of stored values. */
+  doc: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One row per value: the typed, normalised keys filters, sorts and unique checks use. */
+export interface ItemValuesTable {
+  item_id: string;
+  field_id: string;
+  position: number;
+  key_text: string | null;
+  /** key_text reversed, for ends_with as a range scan. */
+  key_rev: string | null;
+  key_num: number | null;
 }
 
 export interface SettingsTable {
@@ -61,5 +94,8 @@ export interface Database {
   api_keys: ApiKeysTable;
   collections: CollectionsTable;
   fields: FieldsTable;
+  funnels: FunnelsTable;
+  items: ItemsTable;
+  item_values: ItemValuesTable;
   settings: SettingsTable;
 }

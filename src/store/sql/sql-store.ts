@@ -8,6 +8,8 @@ import { apiKeyRepo } from './api-keys.ts';
 import { collectionRepo } from './collections.ts';
 import { fieldRepo } from './fields.ts';
 import { settingsRepo } from './settings.ts';
+import { funnelRepo } from './funnels.ts';
+import { itemRepo } from './items.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -21,6 +23,8 @@ export class SqlStore implements Store {
   readonly apiKeys;
   readonly collections;
   readonly fields;
+  readonly funnels;
+  readonly items;
   readonly settings;
 
   constructor(
@@ -32,6 +36,8 @@ export class SqlStore implements Store {
     this.apiKeys = apiKeyRepo(db);
     this.collections = collectionRepo(db);
     this.fields = fieldRepo(db);
+    this.funnels = funnelRepo(db);
+    this.items = itemRepo(db);
     this.settings = settingsRepo(db);
   }
 

@@ -1,0 +1,129 @@
+// Checks of the type-specific field parameters (reference §6.1.3–6.1.4), shared by field creation and
+// update. Every failure points at the offending property of the request body.
+import { invalidAt } from './errors.ts';
+import { newId } from './ids.ts';
+import { isCurrencyCode } from './currencies.ts';
+import type { ChoiceOption, FieldType } from './fields.ts';
+import type { Store } from '../store/store.ts';
+import type { StepInput } from './funnels.ts';
+
+export interface OptionInput {
+  id?: string;
+  name: string;
+  color?: string;
+}
+
+export interface CollectionRefInput {
+  type?: 'collection';
+  id?: string;
+  ref?: string;
+}
+
+/** The body of POST …/fields; PATCH takes the same properties, all optional but `type`. */
+export interface FieldInput {
+  type: FieldType;
+  name?: string;
+  description?: string | null;
+  cardinality?: 'one' | 'many';
+  required?: boolean;
+  unique?: boolean;
+  default_values?: unknown[] | null;
+  default_unit?: string;
+  options?: OptionInput[];
+  stages?: StepInput[];
+  funnel?: { type?: 'funnel'; id: string };
+  relation_type?: 'one_way' | 'two_way';
+  allowed_collections?: CollectionRefInput[];
+  reverse_field_name?: string;
+}
+
+const EXTRAS: Record<string, FieldType> = {
+  default_unit: 'field/number/monetary',
+  options: 'field/choice',
+  stages: 'field/stage',
+  funnel: 'field/stage',
+  relation_type: 'field/relation',
+  allowed_collections: 'field/relation',
+  reverse_field_name: 'field/relation',
+};
+
+export const DEFAULT_OPTION_COLOR = 'lunar';
+const NAME_MAX = 255;
+
+/** A type-specific property sent for a field of another type is a mistake worth reporting. */
+export function rejectForeignExtras(input: FieldInput): void {
+  for (const [property, owner] of Object.entries(EXTRAS)) {
+    if ((input as unknown as Record<string, unknown>)[property] !== undefined && owner !== input.type) {
+      throw invalidAt(`/${property}`, `${property} applies only to ${owner} fields, not to ${input.type}`);
+    }
+  }
+}
+
+export function checkFieldName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === '') throw invalidAt('/name', 'name must not be blank; send the field\'s display name');
+  if (trimmed.length > NAME_MAX) throw invalidAt('/name', `name must be at most ${NAME_MAX} characters`);
+  return trimmed;
+}
+
+export function checkDescription(description: string | null): string | null {
+  if (description === null || description.trim() === '') return null;
+  if (description.length > 4096) throw invalidAt('/description', 'description must be at most 4096 characters');
+  return description;
+}
+
+export function checkDefaultUnit(unit: string | undefined): string {
+  if (unit === undefined) {
+    throw invalidAt('/default_unit', 'default_unit is required for monetary fields: a three-letter ISO 4217 code such as "USD"');
+  }
+  if (!isCurrencyCode(unit)) {
+    throw invalidAt('/default_unit', `default_unit must be an ISO 4217 currency code of three upper-case letters such as "USD" or "EUR", got "${unit}"`);
+  }
+  return unit;
+}
+
+/**
+ * The options a request describes, in order. Entries with an `id` update that option of `current`; the others
+ * are new. Names must be distinct.
+ */
+export function buildOptions(inputs: OptionInput[] | undefined, current: ChoiceOption[] = []): ChoiceOption[] {
+  if (!inputs || inputs.length === 0) {
+    throw invalidAt('/options', 'options must list at least one option, e.g. [{"name": "High", "color": "red"}]');
+  }
+  const names = new Set<string>();
+  const ids = new Set<string>();
+  return inputs.map((input, i) => {
+    const name = input.name.trim();
+    if (name === '') throw invalidAt(`/options/${i}/name`, 'an option name must not be blank');
+    if (names.has(name.toLowerCase())) throw invalidAt(`/options/${i}/name`, `option name "${name}" appears twice; names must be distinct`);
+    names.add(name.toLowerCase());
+    const previous = input.id === undefined ? undefined : current.find((o) => o.id === input.id);
+    if (input.id !== undefined && (!previous || ids.has(input.id))) {
+      throw invalidAt(`/options/${i}/id`, `"${input.id}" is not an option of this field; omit id to add a new option`);
+    }
+    if (input.id !== undefined) ids.add(input.id);
+    return { id: previous?.id ?? newId(), name, color: input.color ?? previous?.color ?? DEFAULT_OPTION_COLOR };
+  });
+}
+
+/** The ids of the collections a relation may point into; an unknown one is `collection_not_found`. */
+export async function resolveAllowedCollections(
+  store: Store,
+  orgId: string,
+  inputs: CollectionRefInput[] | undefined,
+): Promise<string[]> {
+  if (!inputs || inputs.length === 0) {
+    throw invalidAt('/allowed_collections', 'allowed_collections must list at least one collection, e.g. [{"type": "collection", "ref": "people"}]');
+  }
+  const ids: string[] = [];
+  for (const [i, input] of inputs.entries()) {
+    const key = input.id ?? input.ref;
+    if (key === undefined) throw invalidAt(`/allowed_collections/${i}`, 'each allowed collection needs an id or a ref');
+    const collection = await store.collections.find(orgId, key);
+    if (!collection || (input.id !== undefined && input.ref !== undefined && collection.ref !== input.ref)) {
+      throw invalidAt(`/allowed_collections/${i}`, `no collection has ${input.id !== undefined ? `id "${input.id}"` : `ref "${input.ref}"`}`, 'collection_not_found');
+    }
+    if (!ids.includes(collection.id)) ids.push(collection.id);
+  }
+  return ids;
+}

@@ -1,0 +1,167 @@
+// Items table (the values document) and the item_values index kept beside it.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { IndexEntry, Item } from '../../domain/items.ts';
+import type { ItemRepo } from '../store.ts';
+import type { Database, ItemsTable } from './schema.ts';
+
+const toItem = (row: Selectable<ItemsTable>): Item => ({
+  id: row.id,
+  orgId: row.org_id,
+  collectionId: row.collection_id,
+  values: JSON.parse(row.doc),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const reverse = (text: string): string => [...text].reverse().join('');
+
+const indexRows = (itemId: string, entries: IndexEntry[]) =>
+  entries.map((e) => ({
+    item_id: itemId,
+    field_id: e.fieldId,
+    position: e.position,
+    key_text: e.text,
+    key_rev: e.text === null ? null : reverse(e.text),
+    key_num: e.num,
+  }));
+
+const BATCH = 500;
+
+export function itemRepo(db: Kysely<Database>): ItemRepo {
+  const insertIndex = async (itemId: string, entries: IndexEntry[]) => {
+    for (let i = 0; i < entries.length; i += BATCH) {
+      await db.insertInto('item_values').values(indexRows(itemId, entries.slice(i, i + BATCH))).execute();
+    }
+  };
+  /** Item ids of the organization among `ids` (index rows carry no organization of their own). */
+  const ownedIds = (orgId: string) => db.selectFrom('items').select('id').where('org_id', '=', orgId);
+
+  return {
+    async insert(item, entries) {
+      await db
+        .insertInto('items')
+        .values({
+          id: item.id,
+          org_id: item.orgId,
+          collection_id: item.collectionId,
+          doc: JSON.stringify(item.values),
+          created_at: item.createdAt,
+          updated_at: item.updatedAt,
+        })
+        .execute();
+      if (entries.length > 0) await insertIndex(item.id, entries);
+    },
+    async update(item, entries, fieldIds) {
+      await db
+        .updateTable('items')
+        .set({ doc: JSON.stringify(item.values), updated_at: item.updatedAt })
+        .where('id', '=', item.id)
+        .where('org_id', '=', item.orgId)
+        .execute();
+      let removal = db.deleteFrom('item_values').where('item_id', '=', item.id);
+      if (fieldIds !== undefined) {
+        if (fieldIds.length === 0) return;
+        removal = removal.where('field_id', 'in', fieldIds);
+      }
+      await removal.execute();
+      const kept = fieldIds === undefined ? entries : entries.filter((e) => fieldIds.includes(e.fieldId));
+      if (kept.length > 0) await insertIndex(item.id, kept);
+    },
+    async delete(orgId, id) {
+      await db.deleteFrom('item_values').where('item_id', 'in', ownedIds(orgId).where('id', '=', id)).execute();
+      await db.deleteFrom('items').where('org_id', '=', orgId).where('id', '=', id).execute();
+    },
+    async findMany(orgId, ids) {
+      const rows: Selectable<ItemsTable>[] = [];
+      for (let i = 0; i < ids.length; i += BATCH) {
+        const batch = ids.slice(i, i + BATCH);
+        rows.push(...(await db.selectFrom('items').selectAll().where('org_id', '=', orgId).where('id', 'in', batch).execute()));
+      }
+      const byId = new Map(rows.map((r) => [r.id, toItem(r)]));
+      return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+    },
+    async idsWithValues(orgId, fieldIds) {
+      if (fieldIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('item_values as v')
+        .innerJoin('items as i', 'i.id', 'v.item_id')
+        .select('v.item_id')
+        .distinct()
+        .where('i.org_id', '=', orgId)
+        .where('v.field_id', 'in', fieldIds)
+        .execute();
+      return rows.map((r) => r.item_id);
+    },
+    async idsWithKeys(orgId, fieldId, keys) {
+      if (keys.length === 0) return [];
+      const rows = await db
+        .selectFrom('item_values as v')
+        .innerJoin('items as i', 'i.id', 'v.item_id')
+        .select('v.item_id')
+        .distinct()
+        .where('i.org_id', '=', orgId)
+        .where('v.field_id', '=', fieldId)
+        .where('v.key_text', 'in', keys)
+        .execute();
+      return rows.map((r) => r.item_id);
+    },
+    async idsWithRelationsInto(orgId, fieldId, collectionIds) {
+      if (collectionIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('item_values as v')
+        .innerJoin('items as i', 'i.id', 'v.item_id')
+        .innerJoin('items as target', 'target.id', 'v.key_text')
+        .select('v.item_id')
+        .distinct()
+        .where('i.org_id', '=', orgId)
+        .where('v.field_id', '=', fieldId)
+        .where('target.collection_id', 'in', collectionIds)
+        .execute();
+      return rows.map((r) => r.item_id);
+    },
+    async countWithSeveralValues(orgId, fieldId) {
+      const row = await db
+        .selectFrom('item_values as v')
+        .innerJoin('items as i', 'i.id', 'v.item_id')
+        .select(sql<number>`count(distinct v.item_id)`.as('n'))
+        .where('i.org_id', '=', orgId)
+        .where('v.field_id', '=', fieldId)
+        .where('v.position', '>', 0)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async countWithoutValue(orgId, collectionId, fieldId) {
+      const row = await db
+        .selectFrom('items as i')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('i.org_id', '=', orgId)
+        .where('i.collection_id', '=', collectionId)
+        .where((eb) =>
+          eb.not(eb.exists(eb.selectFrom('item_values as v').select('v.item_id').whereRef('v.item_id', '=', 'i.id').where('v.field_id', '=', fieldId))),
+        )
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async countWithDuplicateValues(orgId, fieldId) {
+      const row = await db
+        .selectFrom('item_values as v')
+        .innerJoin('items as i', 'i.id', 'v.item_id')
+        .select(sql<number>`count(distinct v.item_id)`.as('n'))
+        .where('i.org_id', '=', orgId)
+        .where('v.field_id', '=', fieldId)
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('item_values as w')
+              .select('w.item_id')
+              .where('w.field_id', '=', fieldId)
+              .whereRef('w.item_id', '<>', 'v.item_id')
+              .where(sql<boolean>`w.key_text is not distinct from v.key_text`)
+              .where(sql<boolean>`w.key_num is not distinct from v.key_num`),
+          ),
+        )
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}
