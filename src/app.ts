@@ -17,6 +17,7 @@ import { healthRoutes } from './http/routes/health.ts';
 import { collectionRoutes } from './http/routes/collections.ts';
 import { fieldRoutes } from './http/routes/fields.ts';
 import { funnelRoutes } from './http/routes/funnels.ts';
+import { itemRoutes } from './http/routes/items.ts';
 
 export interface AppOptions {
   store: Store;
@@ -57,6 +58,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(collectionRoutes, deps);
       await v0.register(fieldRoutes, deps);
       await v0.register(funnelRoutes, deps);
+      await v0.register(itemRoutes, deps);
     },
     { prefix: '/v0' },
   );

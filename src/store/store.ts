@@ -6,6 +6,7 @@ import type { Field } from '../domain/fields.ts';
 import type { Organization } from '../domain/organizations.ts';
 import type { Funnel } from '../domain/funnels.ts';
 import type { IndexEntry, Item } from '../domain/items.ts';
+import type { Activity } from '../domain/activity.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 
 export interface OrganizationRepo {
@@ -67,10 +68,20 @@ export interface ItemRepo {
   idsWithKeys(orgId: string, fieldId: string, keys: string[]): Promise<string[]>;
   /** Items whose relation `fieldId` points into one of these collections. */
   idsWithRelationsInto(orgId: string, fieldId: string, collectionIds: string[]): Promise<string[]>;
+  /** Items whose relation values point at `itemId`. */
+  idsReferencing(orgId: string, itemId: string): Promise<string[]>;
+  /** Items of `fieldId` holding a value with exactly this index key. */
+  idsWithKey(orgId: string, fieldId: string, key: { text: string | null; num: number | null }): Promise<string[]>;
   countWithSeveralValues(orgId: string, fieldId: string): Promise<number>;
   countWithoutValue(orgId: string, collectionId: string, fieldId: string): Promise<number>;
   /** Items that share a value of `fieldId` with another item. */
   countWithDuplicateValues(orgId: string, fieldId: string): Promise<number>;
+}
+
+export interface ActivityRepo {
+  insert(activity: Activity): Promise<void>;
+  /** Newest first. */
+  listByEntity(orgId: string, entityType: string, entityId: string): Promise<Activity[]>;
 }
 
 export interface SettingsRepo {
@@ -85,6 +96,7 @@ export interface Store {
   readonly fields: FieldRepo;
   readonly funnels: FunnelRepo;
   readonly items: ItemRepo;
+  readonly activities: ActivityRepo;
   readonly settings: SettingsRepo;
   /** Runs `fn` in one transaction; inside a transaction, joins it. Throwing rolls everything back. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;

@@ -119,6 +119,29 @@ export function itemRepo(db: Kysely<Database>): ItemRepo {
         .execute();
       return rows.map((r) => r.item_id);
     },
+    async idsReferencing(orgId, itemId) {
+      const relationFields = db.selectFrom('fields').select('id').where('org_id', '=', orgId).where('type', '=', 'field/relation');
+      const rows = await db
+        .selectFrom('item_values')
+        .select('item_id')
+        .distinct()
+        .where('field_id', 'in', relationFields)
+        .where('key_text', '=', itemId)
+        .execute();
+      return rows.map((r) => r.item_id);
+    },
+    async idsWithKey(orgId, fieldId, key) {
+      let q = db
+        .selectFrom('item_values as v')
+        .innerJoin('items as i', 'i.id', 'v.item_id')
+        .select('v.item_id')
+        .distinct()
+        .where('i.org_id', '=', orgId)
+        .where('v.field_id', '=', fieldId);
+      q = key.text === null ? q.where('v.key_text', 'is', null) : q.where('v.key_text', '=', key.text);
+      q = key.num === null ? q.where('v.key_num', 'is', null) : q.where('v.key_num', '=', key.num);
+      return (await q.execute()).map((r) => r.item_id);
+    },
     async countWithSeveralValues(orgId, fieldId) {
       const row = await db
         .selectFrom('item_values as v')

@@ -84,6 +84,24 @@ export interface ItemValuesTable {
   key_num: number | null;
 }
 
+export interface ActivitiesTable {
+  id: string;
+  org_id: string;
+  type: string;
+  occurred_at: string;
+  /** JSON array of constituents. */
+  constituents: string;
+}
+
+export interface ActivityEntitiesTable {
+  activity_id: string;
+  org_id: string;
+  entity_type: string;
+  entity_id: string;
+  relation: string;
+  occurred_at: string;
+}
+
 export interface SettingsTable {
   key: string;
   value: string;
@@ -97,5 +115,7 @@ export interface Database {
   funnels: FunnelsTable;
   items: ItemsTable;
   item_values: ItemValuesTable;
+  activities: ActivitiesTable;
+  activity_entities: ActivityEntitiesTable;
   settings: SettingsTable;
 }

@@ -10,6 +10,7 @@ import { fieldRepo } from './fields.ts';
 import { settingsRepo } from './settings.ts';
 import { funnelRepo } from './funnels.ts';
 import { itemRepo } from './items.ts';
+import { activityRepo } from './activities.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -25,6 +26,7 @@ export class SqlStore implements Store {
   readonly fields;
   readonly funnels;
   readonly items;
+  readonly activities;
   readonly settings;
 
   constructor(
@@ -38,6 +40,7 @@ export class SqlStore implements Store {
     this.fields = fieldRepo(db);
     this.funnels = funnelRepo(db);
     this.items = itemRepo(db);
+    this.activities = activityRepo(db);
     this.settings = settingsRepo(db);
   }
 

@@ -1,0 +1,49 @@
+// A collection with everything needed to check and show its items: fields by id and ref, and the funnels
+// of its stage fields. Loaded once per request.
+import { findCollection, type Collection } from './collections.ts';
+import type { Field } from './fields.ts';
+import type { Funnel } from './funnels.ts';
+import type { ValueContext } from './field-types/index.ts';
+import type { Store } from '../store/store.ts';
+
+export interface CollectionSchema {
+  collection: Collection;
+  fields: Field[];
+  byRef: Map<string, Field>;
+  byId: Map<string, Field>;
+  funnels: Map<string, Funnel>;
+}
+
+/** The system datetime fields whose values are the item's own timestamps, not stored values. */
+export const TIMESTAMP_REFS = new Set(['created_at', 'updated_at']);
+
+export function isTimestampField(field: Field): boolean {
+  return field.kind === 'system' && field.readonly && TIMESTAMP_REFS.has(field.ref);
+}
+
+export async function loadSchema(store: Store, orgId: string, collectionKey: string): Promise<CollectionSchema> {
+  return schemaOf(store, await findCollection(store, orgId, collectionKey));
+}
+
+export async function schemaOf(store: Store, collection: Collection): Promise<CollectionSchema> {
+  const fields = await store.fields.listByCollection(collection.orgId, collection.id);
+  const funnelIds = [...new Set(fields.flatMap((f) => (f.config.funnelId ? [f.config.funnelId] : [])))];
+  const funnels = await store.funnels.findMany(collection.orgId, funnelIds);
+  return {
+    collection,
+    fields,
+    byRef: new Map(fields.map((f) => [f.ref, f])),
+    byId: new Map(fields.map((f) => [f.id, f])),
+    funnels: new Map(funnels.map((f) => [f.id, f])),
+  };
+}
+
+/** A field by id or ref. */
+export function fieldByKey(schema: CollectionSchema, key: string): Field | undefined {
+  return schema.byId.get(key) ?? schema.byRef.get(key);
+}
+
+export function valueContext(schema: CollectionSchema, field: Field): ValueContext {
+  const funnel = field.config.funnelId ? schema.funnels.get(field.config.funnelId) : undefined;
+  return funnel ? { field, funnel } : { field };
+}

@@ -1,0 +1,119 @@
+// Relation values between items: targets must exist in the organization and in an allowed collection;
+// two-way relations mirror every change on the other item, inside the caller's transaction.
+import { invalidAt } from './errors.ts';
+import { indexEntries, type Item } from './items.ts';
+import type { Field } from './fields.ts';
+import type { FieldChange } from './item-values.ts';
+import type { Store } from '../store/store.ts';
+
+interface ItemPointer {
+  id: string;
+  type: 'item';
+  collection?: { id: string; type: 'collection'; ref: string };
+}
+
+const idOf = (stored: unknown): string => (stored as ItemPointer).id;
+
+/** Checks relation targets and completes their pointers with the target's collection. */
+export async function resolveRelationTargets(store: Store, orgId: string, changes: FieldChange[]): Promise<void> {
+  const relationChanges = changes.filter((c) => c.field.type === 'field/relation' && c.values);
+  const ids = [...new Set(relationChanges.flatMap((c) => c.values!.map(idOf)))];
+  if (ids.length === 0) return;
+  const targets = new Map((await store.items.findMany(orgId, ids)).map((t) => [t.id, t]));
+  const collections = new Map(
+    (await store.collections.findMany(orgId, [...new Set([...targets.values()].map((t) => t.collectionId))])).map((c) => [c.id, c]),
+  );
+  for (const change of relationChanges) {
+    const allowed = change.field.config.allowedCollectionIds ?? [];
+    change.values = change.values!.map((stored, i) => {
+      const target = targets.get(idOf(stored));
+      if (!target) throw invalidAt(change.pointers[i]!, `${change.field.ref} points at item "${idOf(stored)}", which does not exist`);
+      const collection = collections.get(target.collectionId)!;
+      if (!allowed.includes(target.collectionId)) {
+        throw invalidAt(change.pointers[i]!, `${change.field.ref} cannot point at item "${target.id}" of collection ${collection.ref}; the field allows only its allowed_collections`);
+      }
+      return { id: target.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } };
+    });
+    // The same target twice in one field is one relation.
+    change.values = change.values.filter((v, i, all) => all.findIndex((w) => idOf(w) === idOf(v)) === i);
+  }
+}
+
+/** The field on `target`'s side that mirrors `field`, or undefined when the relation is one-way. */
+async function counterpart(store: Store, field: Field, target: Item): Promise<Field | undefined> {
+  if (field.config.relationType !== 'two_way') return undefined;
+  const ids = field.kind === 'inverse' ? [field.config.sourceFieldId!] : (field.config.reverseFieldIds ?? []);
+  return (await store.fields.findMany(field.orgId, ids)).find((f) => f.collectionId === target.collectionId);
+}
+
+function pointerTo(item: Item, collectionRef: string): ItemPointer {
+  return { id: item.id, type: 'item', collection: { id: item.collectionId, type: 'collection', ref: collectionRef } };
+}
+
+/**
+ * Mirrors the relation changes between `before` and `after` of `item` onto the items on the other side of
+ * its two-way relations. A `one` field on the other side that pointed elsewhere is moved, and the item it
+ * pointed at loses its mirror value too.
+ */
+export async function syncTwoWay(
+  store: Store,
+  item: Item,
+  collectionRef: string,
+  fields: Field[],
+  before: Item['values'],
+  after: Item['values'],
+  now: string,
+): Promise<void> {
+  for (const field of fields) {
+    if (field.type !== 'field/relation' || field.config.relationType !== 'two_way') continue;
+    const old = new Set((before[field.id] ?? []).map(idOf));
+    const current = new Set((after[field.id] ?? []).map(idOf));
+    const added = [...current].filter((id) => !old.has(id));
+    const removed = [...old].filter((id) => !current.has(id));
+    if (added.length === 0 && removed.length === 0) continue;
+    for (const target of await store.items.findMany(item.orgId, [...added, ...removed])) {
+      if (target.id === item.id) continue;
+      const mirror = await counterpart(store, field, target);
+      if (!mirror) continue;
+      let values = (target.values[mirror.id] ?? []).filter((v) => idOf(v) !== item.id);
+      if (current.has(target.id)) {
+        if (mirror.cardinality === 'one') {
+          for (const displacedId of values.map(idOf)) await unlink(store, displacedId, field, target.id, now);
+          values = [];
+        }
+        values.push(pointerTo(item, collectionRef));
+      }
+      await saveField(store, target, mirror, values, now);
+    }
+  }
+}
+
+/** Removes `targetId` from `field` of the item `itemId` (the far end of a moved one-to-many link). */
+async function unlink(store: Store, itemId: string, field: Field, targetId: string, now: string): Promise<void> {
+  const [item] = await store.items.findMany(field.orgId, [itemId]);
+  if (!item || !item.values[field.id]) return;
+  await saveField(store, item, field, item.values[field.id]!.filter((v) => idOf(v) !== targetId), now);
+}
+
+async function saveField(store: Store, item: Item, field: Field, values: unknown[], now: string): Promise<void> {
+  if (values.length > 0) item.values[field.id] = values;
+  else delete item.values[field.id];
+  item.updatedAt = now;
+  await store.items.update(item, indexEntries([field], item.values), [field.id]);
+}
+
+/** After `itemId` is deleted: relation values pointing at it disappear from every other item. */
+export async function removeRelationsTo(store: Store, orgId: string, itemId: string): Promise<void> {
+  const referrers = await store.items.findMany(orgId, await store.items.idsReferencing(orgId, itemId));
+  const fieldIds = [...new Set(referrers.flatMap((r) => Object.keys(r.values)))];
+  const relationFields = (await store.fields.findMany(orgId, fieldIds)).filter((f) => f.type === 'field/relation');
+  for (const referrer of referrers) {
+    const touched = relationFields.filter((f) => referrer.values[f.id]?.some((v) => idOf(v) === itemId));
+    for (const field of touched) {
+      const kept = referrer.values[field.id]!.filter((v) => idOf(v) !== itemId);
+      if (kept.length > 0) referrer.values[field.id] = kept;
+      else delete referrer.values[field.id];
+    }
+    await store.items.update(referrer, indexEntries(touched, referrer.values), touched.map((f) => f.id));
+  }
+}

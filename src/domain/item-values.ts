@@ -1,0 +1,103 @@
+// A request's `values` map checked against a collection's fields (reference §6.2–6.3, §6.5): pointers
+// /values/<ref> and /values/<ref>/<index>, cardinality leniency on input, null to clear, update strategies,
+// defaults and required fields.
+import { invalidAt } from './errors.ts';
+import { isPlaceholder, parseValue, ValueProblem } from './field-types/index.ts';
+import { isTimestampField, valueContext, type CollectionSchema } from './collection-schema.ts';
+import { valueTypeOf, type Field } from './fields.ts';
+import { indexKey, type Item } from './items.ts';
+
+/** A field's new values (null clears), with the pointer of each value for later checks. */
+export interface FieldChange {
+  field: Field;
+  values: unknown[] | null;
+  pointers: string[];
+}
+
+export type OneStrategy = 'replace' | 'preserve';
+export type ManyStrategy = 'replace' | 'preserve' | 'merge';
+
+export interface Strategies {
+  one: OneStrategy;
+  many: ManyStrategy;
+}
+
+export const REPLACE: Strategies = { one: 'replace', many: 'replace' };
+
+const escapePointer = (ref: string): string => ref.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Checks every entry of a values map; `base` is where the map sits in the body (`/values`, `/identifiers`). */
+export function parseValueMap(schema: CollectionSchema, input: Record<string, unknown>, base = '/values'): FieldChange[] {
+  return Object.entries(input).map(([key, raw]) => {
+    const pointer = `${base}/${escapePointer(key)}`;
+    const field = schema.byRef.get(key) ?? schema.byId.get(key);
+    if (!field) throw invalidAt(pointer, `${schema.collection.ref} has no field "${key}"; use a field ref such as ${[...schema.byRef.keys()].slice(0, 5).join(', ')}`);
+    if (field.readonly) throw invalidAt(pointer, `${field.ref} is readonly and set by the service`);
+    if (raw === null) return { field, values: null, pointers: [] };
+    const list = Array.isArray(raw) ? raw : [raw];
+    if (field.cardinality === 'one' && list.length > 1) {
+      throw invalidAt(pointer, `${field.ref} holds one value (cardinality "one"), got ${list.length}`);
+    }
+    const pointers = list.map((_, i) => (Array.isArray(raw) && field.cardinality === 'many' ? `${pointer}/${i}` : pointer));
+    const values = list.map((value, i) => {
+      try {
+        return parseValue(value, valueContext(schema, field));
+      } catch (error) {
+        if (error instanceof ValueProblem) throw invalidAt(pointers[i]!, `${field.ref} ${error.detail}`);
+        throw error;
+      }
+    });
+    return { field, values: values.length === 0 ? null : values, pointers };
+  });
+}
+
+const sameValue = (field: Field, a: unknown, b: unknown): boolean => {
+  const ka = indexKey(field, a);
+  const kb = indexKey(field, b);
+  return ka.text === kb.text && ka.num === kb.num;
+};
+
+/** The item's values after the changes, under the update strategies. */
+export function applyChanges(current: Item['values'], changes: FieldChange[], strategies: Strategies): Item['values'] {
+  const next: Item['values'] = { ...current };
+  for (const { field, values } of changes) {
+    const existing = current[field.id] ?? [];
+    const strategy = field.cardinality === 'one' ? strategies.one : strategies.many;
+    if (strategy === 'preserve' && existing.length > 0) continue;
+    let result = values ?? [];
+    if (strategy === 'merge') {
+      result = [...existing];
+      for (const value of values ?? []) if (!result.some((r) => sameValue(field, r, value))) result.push(value);
+    }
+    if (result.length > 0) next[field.id] = result;
+    else delete next[field.id];
+  }
+  return next;
+}
+
+/**
+ * Changes that give the fields a create request did not mention their default values; placeholders resolve
+ * now. Relation defaults still go through target checks like any value.
+ */
+export function defaultChanges(schema: CollectionSchema, changes: FieldChange[], now: string, memberId?: string): FieldChange[] {
+  const mentioned = new Set(changes.map((c) => c.field.id));
+  return schema.fields.flatMap((field) => {
+    if (mentioned.has(field.id) || field.defaultValues.length === 0 || isTimestampField(field)) return [];
+    const values = field.defaultValues.flatMap((d) => {
+      if (!isPlaceholder(d)) return [d];
+      if (d.placeholder === 'current_date') return [now.slice(0, 10)];
+      if (d.placeholder === 'current_datetime') return [now];
+      return memberId ? [{ id: memberId, type: 'item' }] : [];
+    });
+    const pointer = `/values/${escapePointer(field.ref)}`;
+    return values.length > 0 ? [{ field, values, pointers: values.map(() => pointer) }] : [];
+  });
+}
+
+export function checkRequired(schema: CollectionSchema, values: Item['values']): void {
+  for (const field of schema.fields) {
+    if (field.required && !isTimestampField(field) && !(values[field.id]?.length)) {
+      throw invalidAt(`/values/${escapePointer(field.ref)}`, `${field.ref} is required; send a value of type ${valueTypeOf(field.type)}`);
+    }
+  }
+}

@@ -1,0 +1,154 @@
+// Item writes: create, update (with strategies), delete and upsert. Each is one transaction that checks
+// values, relation targets, required and unique fields, keeps two-way relations mirrored and records
+// the activity the change causes.
+import { AppError, invalidAt, notFound } from './errors.ts';
+import { newId } from './ids.ts';
+import { timestamp, type Clock } from './clock.ts';
+import { loadSchema, type CollectionSchema } from './collection-schema.ts';
+import { applyChanges, checkRequired, defaultChanges, parseValueMap, REPLACE, type FieldChange, type Strategies } from './item-values.ts';
+import { removeRelationsTo, resolveRelationTargets, syncTwoWay } from './item-relations.ts';
+import { indexEntries, indexKey, type Item } from './items.ts';
+import { constituent, keyActor, recordActivity } from './activity.ts';
+import type { Principal } from './api-keys.ts';
+import type { Store } from '../store/store.ts';
+
+export interface ItemView {
+  item: Item;
+  schema: CollectionSchema;
+}
+
+export interface ValuesInput {
+  values: Record<string, unknown>;
+}
+
+export interface UpsertInput {
+  identifiers: Record<string, unknown>;
+  values?: Record<string, unknown>;
+}
+
+export async function findItem(store: Store, schema: CollectionSchema, id: string): Promise<Item> {
+  const [item] = await store.items.findMany(schema.collection.orgId, [id]);
+  if (!item || item.collectionId !== schema.collection.id) throw notFound();
+  return item;
+}
+
+export async function createItem(store: Store, principal: Principal, collectionKey: string, input: ValuesInput, clock?: Clock): Promise<ItemView> {
+  return store.transaction(async (tx) => {
+    const schema = await loadSchema(tx, principal.orgId, collectionKey);
+    const changes = parseValueMap(schema, input.values);
+    return { item: await insertItem(tx, principal, schema, changes, timestamp(clock)), schema };
+  });
+}
+
+export async function updateItem(
+  store: Store,
+  principal: Principal,
+  collectionKey: string,
+  id: string,
+  input: ValuesInput,
+  strategies: Strategies,
+  clock?: Clock,
+): Promise<ItemView> {
+  return store.transaction(async (tx) => {
+    const schema = await loadSchema(tx, principal.orgId, collectionKey);
+    const item = await findItem(tx, schema, id);
+    const changes = parseValueMap(schema, input.values);
+    return { item: await changeItem(tx, schema, item, changes, strategies, timestamp(clock)), schema };
+  });
+}
+
+export async function deleteItem(store: Store, principal: Principal, collectionKey: string, id: string): Promise<void> {
+  await store.transaction(async (tx) => {
+    const schema = await loadSchema(tx, principal.orgId, collectionKey);
+    const item = await findItem(tx, schema, id);
+    await tx.items.delete(principal.orgId, item.id);
+    await removeRelationsTo(tx, principal.orgId, item.id);
+  });
+}
+
+/** Finds the item holding any identifier value: none → create, one → update, several → 409. */
+export async function upsertItem(
+  store: Store,
+  principal: Principal,
+  collectionKey: string,
+  input: UpsertInput,
+  strategies: Strategies,
+  clock?: Clock,
+): Promise<ItemView & { created: boolean }> {
+  return store.transaction(async (tx) => {
+    const schema = await loadSchema(tx, principal.orgId, collectionKey);
+    const identifiers = parseValueMap(schema, input.identifiers, '/identifiers').filter((c) => c.values);
+    if (identifiers.length === 0) {
+      throw invalidAt('/identifiers', 'identifiers must map at least one field ref to a value, e.g. {"email": {"type": "value/email", "data": "jane@example.com"}}');
+    }
+    await resolveRelationTargets(tx, principal.orgId, identifiers);
+    const matches = new Set<string>();
+    for (const { field, values } of identifiers) {
+      for (const value of values!) for (const id of await tx.items.idsWithKey(principal.orgId, field.id, indexKey(field, value))) matches.add(id);
+    }
+    if (matches.size > 1) {
+      throw new AppError('conflict', `the identifiers match ${matches.size} items (${[...matches].slice(0, 5).join(', ')}); make them specific to one item`);
+    }
+    const changes = parseValueMap(schema, input.values ?? {});
+    const now = timestamp(clock);
+    if (matches.size === 0) {
+      const named = new Set(changes.map((c) => c.field.id));
+      const all = [...identifiers.filter((c) => !named.has(c.field.id)), ...changes];
+      return { item: await insertItem(tx, principal, schema, all, now), schema, created: true };
+    }
+    const item = await findItem(tx, schema, [...matches][0]!);
+    return { item: await changeItem(tx, schema, item, changes, strategies, now), schema, created: false };
+  });
+}
+
+async function insertItem(store: Store, principal: Principal, schema: CollectionSchema, changes: FieldChange[], now: string): Promise<Item> {
+  const { collection } = schema;
+  const all = [...defaultChanges(schema, changes, now), ...changes];
+  await resolveRelationTargets(store, principal.orgId, all);
+  const values = applyChanges({}, all, REPLACE);
+  checkRequired(schema, values);
+  const item: Item = { id: newId(), orgId: principal.orgId, collectionId: collection.id, values, createdAt: now, updatedAt: now };
+  await checkUnique(store, schema, item, all);
+  await store.items.insert(item, indexEntries(schema.fields, values));
+  await syncTwoWay(store, item, collection.ref, schema.fields, {}, values, now);
+  const collectionPointer = { id: collection.id, type: 'collection', ref: collection.ref };
+  await recordActivity(store, principal.orgId, 'activity/item_created', now, [
+    keyActor(principal.keyId),
+    constituent('object', { id: item.id, type: 'item', collection: collectionPointer }),
+    constituent('target', collectionPointer),
+  ]);
+  return item;
+}
+
+async function changeItem(
+  store: Store,
+  schema: CollectionSchema,
+  item: Item,
+  changes: FieldChange[],
+  strategies: Strategies,
+  now: string,
+): Promise<Item> {
+  await resolveRelationTargets(store, item.orgId, changes);
+  const before = item.values;
+  const after = applyChanges(before, changes, strategies);
+  checkRequired(schema, after);
+  const next: Item = { ...item, values: after, updatedAt: now };
+  await checkUnique(store, schema, next, changes);
+  await store.items.update(next, indexEntries(schema.fields, after));
+  await syncTwoWay(store, next, schema.collection.ref, schema.fields, before, after, now);
+  return next;
+}
+
+/** A unique field's value may not appear on another item; the error points at the offending value. */
+async function checkUnique(store: Store, schema: CollectionSchema, item: Item, changes: FieldChange[]): Promise<void> {
+  for (const field of schema.fields) {
+    if (!field.unique) continue;
+    const pointers = changes.find((c) => c.field.id === field.id)?.pointers ?? [];
+    for (const [i, value] of (item.values[field.id] ?? []).entries()) {
+      const others = (await store.items.idsWithKey(item.orgId, field.id, indexKey(field, value))).filter((id) => id !== item.id);
+      if (others.length > 0) {
+        throw invalidAt(pointers[i] ?? `/values/${field.ref}`, `${field.ref} is unique and this value is already used by item ${others[0]}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,61 @@
+// Wire shapes of items (seed §2.4, reference §5.3): values keyed by field ref, `many` fields always arrays,
+// the system timestamps always present. Request bodies and the update-strategy headers.
+import { Type, type Static } from 'typebox';
+import { isTimestampField, valueContext, type CollectionSchema } from '../../domain/collection-schema.ts';
+import { renderValue } from '../../domain/field-types/index.ts';
+import type { Item } from '../../domain/items.ts';
+import type { Strategies } from '../../domain/item-values.ts';
+import { CollectionPointer } from './common.ts';
+
+export const ItemWire = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('item'),
+  collection: CollectionPointer,
+  values: Type.Record(Type.String(), Type.Unknown()),
+});
+
+export type ItemOut = Static<typeof ItemWire>;
+
+const ValueMap = Type.Record(Type.String(), Type.Unknown(), { errorMessage: 'must be an object mapping field refs to values' });
+
+export const ItemValuesBody = Type.Object({ values: ValueMap });
+
+export const UpsertBody = Type.Object({
+  identifiers: ValueMap,
+  values: Type.Optional(ValueMap),
+  collection_id: Type.Optional(Type.String()),
+});
+
+export const StrategyHeaders = Type.Object({
+  'update-one-strategy': Type.Optional(
+    Type.Union([Type.Literal('replace'), Type.Literal('preserve')], { errorMessage: 'must be "replace" or "preserve"' }),
+  ),
+  'update-many-strategy': Type.Optional(
+    Type.Union([Type.Literal('replace'), Type.Literal('preserve'), Type.Literal('merge')], { errorMessage: 'must be "replace", "preserve" or "merge"' }),
+  ),
+});
+
+export function strategiesOf(headers: Static<typeof StrategyHeaders>): Strategies {
+  return { one: headers['update-one-strategy'] ?? 'replace', many: headers['update-many-strategy'] ?? 'replace' };
+}
+
+export const ItemParams = Type.Object({ collection_id: Type.String(), id: Type.String() });
+export const CollectionParams = Type.Object({ collection_id: Type.String() });
+
+/** `only`, when given, limits the values to those field ids (search's `include`). */
+export function renderItem(item: Item, schema: CollectionSchema, only?: ReadonlySet<string>): ItemOut {
+  const values: Record<string, unknown> = {};
+  for (const field of schema.fields) {
+    if (only && !only.has(field.id)) continue;
+    if (isTimestampField(field)) {
+      values[field.ref] = { type: 'value/datetime', data: field.ref === 'created_at' ? item.createdAt : item.updatedAt };
+      continue;
+    }
+    const stored = item.values[field.id];
+    if (!stored || stored.length === 0) continue;
+    const context = valueContext(schema, field);
+    values[field.ref] = field.cardinality === 'many' ? stored.map((v) => renderValue(v, context)) : renderValue(stored[0], context);
+  }
+  const { collection } = schema;
+  return { id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref }, values };
+}
