@@ -8,6 +8,7 @@ const catalogue = {
   invalid_parameter: 400,
   invalid_header: 400,
   invalid_cursor: 400,
+  invalid_filter: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,

@@ -7,6 +7,7 @@ import type { Organization } from '../domain/organizations.ts';
 import type { Funnel } from '../domain/funnels.ts';
 import type { IndexEntry, Item } from '../domain/items.ts';
 import type { Activity } from '../domain/activity.ts';
+import type { ItemQuery } from '../domain/filter/ast.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 
 export interface OrganizationRepo {
@@ -62,6 +63,8 @@ export interface ItemRepo {
   update(item: Item, entries: IndexEntry[], fieldIds?: string[]): Promise<void>;
   delete(orgId: string, id: string): Promise<void>;
   findMany(orgId: string, ids: string[]): Promise<Item[]>;
+  /** A page of the collection's items matching the query, in its sort order. */
+  query(orgId: string, query: ItemQuery, page: PageRequest): Promise<Page<Item>>;
   /** Items with any value in these fields. */
   idsWithValues(orgId: string, fieldIds: string[]): Promise<string[]>;
   /** Items whose `fieldId` holds a value with one of these text keys (option, step or item ids). */

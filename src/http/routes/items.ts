@@ -1,13 +1,18 @@
-// /v0/collections/{collection_id}/items: create, retrieve, update (strategy headers), delete, upsert.
-// Lists and search live in item-search.ts.
+// /v0/collections/{collection_id}/items: list, search, create, retrieve, update (strategy headers), delete,
+// upsert.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { prepareQuery, runQuery, type ItemPage } from '../../domain/item-reads.ts';
+import { ListOf, PageQuery } from '../schemas/common.ts';
 import { createItem, deleteItem, findItem, updateItem, upsertItem } from '../../domain/item-writes.ts';
 import { loadSchema } from '../../domain/collection-schema.ts';
 import {
   CollectionParams,
   ItemParams,
   ItemValuesBody,
+  ItemListQuery,
   ItemWire,
+  SearchBody,
+  SearchResult,
   StrategyHeaders,
   UpsertBody,
   renderItem,
@@ -15,7 +20,42 @@ import {
 } from '../schemas/items.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
-export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
+export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {
+  const listName = (collectionId: string, signature: string) => `items/${collectionId}/${signature}`;
+
+  app.get(
+    '/collections/:collection_id/items',
+    { schema: { params: CollectionParams, querystring: ItemListQuery, response: { 200: ListOf(ItemWire) } } },
+    async (req) => {
+      const { sort, ...pageQuery } = req.query;
+      const prepared = await prepareQuery(store, req.principal.orgId, req.params.collection_id, { sort: sort ?? [] }, () => ({ parameter: 'sort[]' }));
+      const list = listName(prepared.schema.collection.id, prepared.orderSignature);
+      const result = await runQuery(store, req.principal.orgId, prepared, listing.page(req, pageQuery, list));
+      return listing.envelope(req, list, result.page, (item) => renderItem(item, result.schema));
+    },
+  );
+
+  app.post(
+    '/collections/:collection_id/items/search',
+    {
+      config: { access: 'read' },
+      schema: { params: CollectionParams, querystring: PageQuery, body: SearchBody, response: { 200: ListOf(SearchResult) } },
+      // The body is optional: no body searches everything.
+      preValidation: async (req) => {
+        req.body ??= {};
+      },
+    },
+    async (req) => {
+      const prepared = await prepareQuery(store, req.principal.orgId, req.params.collection_id, req.body, (i) => ({ pointer: `/sort/${i}` }));
+      const list = listName(prepared.schema.collection.id, prepared.orderSignature);
+      const result: ItemPage = await runQuery(store, req.principal.orgId, prepared, listing.page(req, req.query, list));
+      return listing.envelope(req, list, result.page, (item) => ({
+        type: 'search_result' as const,
+        data: renderItem(item, result.schema, result.include),
+      }));
+    },
+  );
+
   app.post(
     '/collections/:collection_id/items',
     { schema: { params: CollectionParams, body: ItemValuesBody, response: { 201: ItemWire } } },

@@ -5,7 +5,7 @@ import { isTimestampField, valueContext, type CollectionSchema } from '../../dom
 import { renderValue } from '../../domain/field-types/index.ts';
 import type { Item } from '../../domain/items.ts';
 import type { Strategies } from '../../domain/item-values.ts';
-import { CollectionPointer } from './common.ts';
+import { CollectionPointer, PageQuery } from './common.ts';
 
 export const ItemWire = Type.Object({
   id: Type.String(),
@@ -17,6 +17,16 @@ export const ItemWire = Type.Object({
 export type ItemOut = Static<typeof ItemWire>;
 
 const ValueMap = Type.Record(Type.String(), Type.Unknown(), { errorMessage: 'must be an object mapping field refs to values' });
+
+export const SearchResult = Type.Object({ type: Type.Literal('search_result'), data: ItemWire });
+
+export const ItemListQuery = Type.Object({ ...PageQuery.properties, sort: Type.Optional(Type.Array(Type.String())) });
+
+export const SearchBody = Type.Object({
+  filter: Type.Optional(Type.Unknown()),
+  include: Type.Optional(Type.Array(Type.String())),
+  sort: Type.Optional(Type.Array(Type.String())),
+});
 
 export const ItemValuesBody = Type.Object({ values: ValueMap });
 

@@ -1,5 +1,6 @@
 // Items table (the values document) and the item_values index kept beside it.
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { queryItems } from './item-queries.ts';
 import type { IndexEntry, Item } from '../../domain/items.ts';
 import type { ItemRepo } from '../store.ts';
 import type { Database, ItemsTable } from './schema.ts';
@@ -80,6 +81,7 @@ export function itemRepo(db: Kysely<Database>): ItemRepo {
       const byId = new Map(rows.map((r) => [r.id, toItem(r)]));
       return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
     },
+    query: (orgId, query, page) => queryItems(db, orgId, query, page),
     async idsWithValues(orgId, fieldIds) {
       if (fieldIds.length === 0) return [];
       const rows = await db

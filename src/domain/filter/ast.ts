@@ -1,0 +1,28 @@
+// The checked form of an item query: filters and sort keys resolved to fields and to the index column their
+// keys live in, with values already normalised like index keys. The store compiles this to SQL.
+
+export type ValueOp = 'starts_with' | 'ends_with' | 'contains' | 'not_contains' | 'eq' | 'not_eq' | 'gt' | 'lt' | 'gte' | 'lte';
+
+/** Where a field's comparable key lives: the index's text or number key, or the item's own timestamps. */
+export type KeyColumn = 'text' | 'num' | 'created_at' | 'updated_at';
+
+export type FilterNode =
+  | { kind: 'value'; fieldId: string; column: KeyColumn; op: ValueOp; key: string | number }
+  | { kind: 'exists'; fieldId: string; column: KeyColumn }
+  | { kind: 'and' | 'or'; filters: FilterNode[] }
+  | { kind: 'not'; filter: FilterNode };
+
+export interface SortKey {
+  /** The relation field to follow first (`organization` of `organization.name`), if any. */
+  via?: string;
+  /** The sorted field's ids (several when a relation path reaches several collections). */
+  fieldIds: string[];
+  column: KeyColumn | 'id';
+  desc: boolean;
+}
+
+export interface ItemQuery {
+  collectionId: string;
+  filter?: FilterNode;
+  sort: SortKey[];
+}

@@ -1,0 +1,170 @@
+// The items filter language (reference §6.4) and sort specs, checked against a collection's fields.
+// Malformed shapes are 400 (invalid_filter); an unknown field or an op that does not apply to the field's
+// type is 422. Every error points into the request (`/filter/filters/1/field`, `/sort/0`).
+import { AppError, invalidAt } from '../errors.ts';
+import { fieldByKey, isTimestampField, type CollectionSchema } from '../collection-schema.ts';
+import { parseDate, parseDateTime } from '../field-types/dates.ts';
+import type { Field, FieldType } from '../fields.ts';
+import type { FilterNode, KeyColumn, SortKey, ValueOp } from './ast.ts';
+
+const TEXT_OPS: ValueOp[] = ['starts_with', 'ends_with', 'contains', 'not_contains', 'eq', 'not_eq', 'gt', 'lt', 'gte', 'lte'];
+const ORDER_OPS: ValueOp[] = ['eq', 'not_eq', 'gt', 'lt', 'gte', 'lte'];
+const EQUALITY_OPS: ValueOp[] = ['eq', 'not_eq'];
+const MAX_DEPTH = 32;
+
+const malformed = (pointer: string, detail: string) => new AppError('invalid_filter', detail, { pointer });
+
+type Kind = 'text' | 'verbatim' | 'number' | 'boolean' | 'date' | 'datetime' | 'reference';
+
+function kindOf(type: FieldType): Kind {
+  switch (type) {
+    case 'field/number/unitless_integer':
+    case 'field/number/unitless_float':
+    case 'field/number/percentage':
+    case 'field/number/monetary':
+      return 'number';
+    case 'field/boolean':
+      return 'boolean';
+    case 'field/date':
+      return 'date';
+    case 'field/datetime':
+      return 'datetime';
+    case 'field/choice':
+    case 'field/stage':
+    case 'field/relation':
+      return 'reference';
+    case 'field/identifier':
+      return 'verbatim';
+    default:
+      return 'text';
+  }
+}
+
+const OPS: Record<Kind, ValueOp[]> = {
+  text: TEXT_OPS,
+  verbatim: TEXT_OPS,
+  number: ORDER_OPS,
+  boolean: EQUALITY_OPS,
+  date: [...ORDER_OPS, 'starts_with'],
+  datetime: [...ORDER_OPS, 'starts_with'],
+  reference: EQUALITY_OPS,
+};
+
+export function columnOf(field: Field): KeyColumn {
+  if (isTimestampField(field)) return field.ref as KeyColumn;
+  const kind = kindOf(field.type);
+  return kind === 'number' || kind === 'boolean' ? 'num' : 'text';
+}
+
+export function parseFilter(schema: CollectionSchema, input: unknown, pointer = '/filter', depth = 0): FilterNode {
+  if (depth > MAX_DEPTH) throw malformed(pointer, `filters nest at most ${MAX_DEPTH} levels deep`);
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw malformed(pointer, 'a filter must be an object with an "op", e.g. {"op": "eq", "field": "name", "value": "Acme"}');
+  }
+  const node = input as Record<string, unknown>;
+  switch (node.op) {
+    case 'and':
+    case 'or': {
+      if (!Array.isArray(node.filters)) throw malformed(`${pointer}/filters`, `"${node.op}" takes "filters", an array of filters`);
+      return { kind: node.op, filters: node.filters.map((f, i) => parseFilter(schema, f, `${pointer}/filters/${i}`, depth + 1)) };
+    }
+    case 'not':
+      if (node.filter === undefined) throw malformed(`${pointer}/filter`, '"not" takes "filter", a single filter object');
+      return { kind: 'not', filter: parseFilter(schema, node.filter, `${pointer}/filter`, depth + 1) };
+    case 'exists': {
+      const field = filterField(schema, node.field, pointer);
+      return { kind: 'exists', fieldId: field.id, column: columnOf(field) };
+    }
+    default: {
+      if (typeof node.op !== 'string' || !(TEXT_OPS as string[]).includes(node.op)) {
+        throw malformed(`${pointer}/op`, `op must be one of: ${[...TEXT_OPS, 'exists', 'and', 'or', 'not'].join(', ')}`);
+      }
+      const op = node.op as ValueOp;
+      const field = filterField(schema, node.field, pointer);
+      const value = node.value;
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+        throw malformed(`${pointer}/value`, `"${op}" needs a value: a string, number or boolean`);
+      }
+      const kind = kindOf(field.type);
+      if (!OPS[kind].includes(op)) {
+        throw invalidAt(`${pointer}/op`, `op "${op}" does not apply to ${field.ref} (${field.type}); use one of: ${OPS[kind].join(', ')}`);
+      }
+      return { kind: 'value', fieldId: field.id, column: columnOf(field), op, key: filterKey(field, kind, op, value, `${pointer}/value`) };
+    }
+  }
+}
+
+function filterField(schema: CollectionSchema, key: unknown, pointer: string): Field {
+  if (typeof key !== 'string') throw malformed(`${pointer}/field`, 'field must be a field ref or id (a string)');
+  const field = fieldByKey(schema, key);
+  if (!field) throw invalidAt(`${pointer}/field`, `${schema.collection.ref} has no field "${key}"`);
+  return field;
+}
+
+/** The value normalised like the index keys it is compared with. */
+function filterKey(field: Field, kind: Kind, op: ValueOp, value: string | number | boolean, pointer: string): string | number {
+  const bad = (what: string) => invalidAt(pointer, `${field.ref} compares ${what}; got ${JSON.stringify(value)}`);
+  switch (kind) {
+    case 'number': {
+      const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      if (typeof n !== 'number' || !Number.isFinite(n)) throw bad(field.type === 'field/number/monetary' ? 'numbers of minor units (1000 = 10.00)' : 'numbers');
+      return n;
+    }
+    case 'boolean':
+      if (value === true || value === 'true') return 1;
+      if (value === false || value === 'false') return 0;
+      throw bad('true or false');
+    case 'date':
+    case 'datetime': {
+      const text = String(value);
+      if (op === 'starts_with') return text;
+      const day = parseDate(text.slice(0, 10));
+      if (kind === 'date') {
+        if (!day) throw bad('ISO dates (YYYY-MM-DD)');
+        return day;
+      }
+      const instant = parseDateTime(text) ?? (day && text.length === 10 ? `${day}T00:00:00.000Z` : null);
+      if (!instant) throw bad('ISO 8601 date-times (e.g. 2025-02-17T16:00:00Z)');
+      return instant;
+    }
+    case 'reference': {
+      const text = String(value);
+      const byName = (list: { id: string; name: string }[] | undefined) =>
+        list?.find((o) => o.id === text || o.name.toLowerCase() === text.toLowerCase())?.id;
+      if (field.type === 'field/choice') return byName(field.config.options) ?? text;
+      return text;
+    }
+    case 'verbatim':
+      return String(value);
+    default:
+      return String(value).toLowerCase();
+  }
+}
+
+/** Sort specs: refs or ids, `-` for descending, `relation.field` paths. `where(i)` locates spec i. */
+export function parseSort(schemas: SortSchemas, specs: string[], where: (i: number) => { pointer?: string; parameter?: string }): SortKey[] {
+  const keys = specs.map((spec, i) => {
+    const desc = spec.startsWith('-');
+    const path = (desc ? spec.slice(1) : spec).split('.');
+    const fail = (detail: string) => new AppError('validation_failed', detail, where(i));
+    if (path.length === 1 && path[0] === 'id') return { fieldIds: [], column: 'id' as const, desc };
+    const first = fieldByKey(schemas.own, path[0]!);
+    if (!first) throw fail(`cannot sort by "${spec}": ${schemas.own.collection.ref} has no field "${path[0]}"`);
+    if (path.length === 1) return { fieldIds: [first.id], column: columnOf(first), desc };
+    if (path.length > 2 || first.type !== 'field/relation') throw fail(`cannot sort by "${spec}": only relation fields can be followed, one level deep`);
+    const targets = (first.config.allowedCollectionIds ?? []).flatMap((id) => {
+      const target = schemas.related.get(id);
+      const field = target && fieldByKey(target, path[1]!);
+      return field ? [field] : [];
+    });
+    if (targets.length === 0) throw fail(`cannot sort by "${spec}": the collections ${first.ref} points at have no field "${path[1]}"`);
+    return { via: first.id, fieldIds: targets.map((f) => f.id), column: columnOf(targets[0]!), desc };
+  });
+  return keys;
+}
+
+export interface SortSchemas {
+  own: CollectionSchema;
+  /** Schemas of collections reachable through relation fields, by collection id. */
+  related: Map<string, CollectionSchema>;
+}

@@ -1,0 +1,67 @@
+// Item lists and searches: parse the filter, selection and sort against the collection's fields, then ask
+// the store for one keyset page.
+import { invalidAt } from './errors.ts';
+import { fieldByKey, loadSchema, schemaOf, type CollectionSchema } from './collection-schema.ts';
+import { parseFilter, parseSort, type SortSchemas } from './filter/parse.ts';
+import type { ErrorSource } from './errors.ts';
+import type { ItemQuery } from './filter/ast.ts';
+import type { Item } from './items.ts';
+import type { Page, PageRequest } from './pagination.ts';
+import type { Store } from '../store/store.ts';
+
+export interface SearchInput {
+  filter?: unknown;
+  include?: string[];
+  sort?: string[];
+}
+
+export interface ItemPage {
+  schema: CollectionSchema;
+  page: Page<Item>;
+  /** Field ids to show, when the request selected some. */
+  include?: Set<string>;
+}
+
+/** Parsed once before the page is read, so the cursor scope can name the sort. */
+export interface PreparedQuery {
+  schema: CollectionSchema;
+  query: ItemQuery;
+  include?: Set<string>;
+  /** Identifies the order; cursors are only valid under the order that made them. */
+  orderSignature: string;
+}
+
+export async function prepareQuery(
+  store: Store,
+  orgId: string,
+  collectionKey: string,
+  input: SearchInput,
+  sortSource: (i: number) => ErrorSource,
+): Promise<PreparedQuery> {
+  const schema = await loadSchema(store, orgId, collectionKey);
+  const sorts = input.sort ?? [];
+  const related = new Map<string, CollectionSchema>();
+  if (sorts.some((s) => s.includes('.'))) {
+    const ids = new Set(schema.fields.flatMap((f) => f.config.allowedCollectionIds ?? []));
+    for (const collection of await store.collections.findMany(orgId, [...ids])) related.set(collection.id, await schemaOf(store, collection));
+  }
+  const sortSchemas: SortSchemas = { own: schema, related };
+  const query: ItemQuery = { collectionId: schema.collection.id, sort: parseSort(sortSchemas, sorts, sortSource) };
+  if (input.filter !== undefined && input.filter !== null) query.filter = parseFilter(schema, input.filter);
+  const prepared: PreparedQuery = { schema, query, orderSignature: JSON.stringify(query.sort) };
+  if (input.include !== undefined) {
+    prepared.include = new Set(
+      input.include.map((key, i) => {
+        const field = fieldByKey(schema, key);
+        if (!field) throw invalidAt(`/include/${i}`, `${schema.collection.ref} has no field "${key}"`);
+        return field.id;
+      }),
+    );
+  }
+  return prepared;
+}
+
+export async function runQuery(store: Store, orgId: string, prepared: PreparedQuery, page: PageRequest): Promise<ItemPage> {
+  const result = await store.items.query(orgId, prepared.query, page);
+  return { schema: prepared.schema, page: result, ...(prepared.include ? { include: prepared.include } : {}) };
+}

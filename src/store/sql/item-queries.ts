@@ -1,0 +1,125 @@
+// Item lists and searches in SQL: the checked filter becomes IN / NOT IN subqueries on the value index,
+// sort keys become joins on it (first value of each field; relation paths through the target item), and
+// pages are keyset ranges over (sort keys…, id).
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { FilterNode, ItemQuery, ValueOp } from '../../domain/filter/ast.ts';
+import type { Item } from '../../domain/items.ts';
+import type { Page, PageRequest, SortValue } from '../../domain/pagination.ts';
+import type { Database } from './schema.ts';
+import { fetchPage, type OrderKey } from './keyset.ts';
+
+type Eb = ExpressionBuilder<any, any>;
+type AnyQuery = SelectQueryBuilder<any, any, any>;
+
+/** Above every character a key can hold: the end of a prefix range. */
+const TOP = '\u{10FFFF}';
+const COMPARISONS: Partial<Record<ValueOp, '=' | '>' | '<' | '>=' | '<='>> = { eq: '=', gt: '>', lt: '<', gte: '>=', lte: '<=' };
+
+const reverse = (text: string): string => [...text].reverse().join('');
+const likeContains = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function keyCondition(eb: Eb, op: ValueOp, column: 'text' | 'num', key: string | number): Expression<SqlBool> {
+  const ref = sql.ref(column === 'num' ? 'v.key_num' : 'v.key_text');
+  switch (op) {
+    case 'starts_with':
+      return eb.and([eb(ref, '>=', key), eb(ref, '<', `${key}${TOP}`)]);
+    case 'ends_with': {
+      const rev = reverse(String(key));
+      return eb.and([eb(sql.ref('v.key_rev'), '>=', rev), eb(sql.ref('v.key_rev'), '<', `${rev}${TOP}`)]);
+    }
+    case 'contains':
+    case 'not_contains':
+      return sql<SqlBool>`${ref} like ${likeContains(String(key))} escape '\\'`;
+    case 'not_eq':
+      return eb(ref, '=', key);
+    default:
+      return eb(ref, COMPARISONS[op]!, key);
+  }
+}
+
+function compileFilter(eb: Eb, node: FilterNode): Expression<SqlBool> {
+  switch (node.kind) {
+    case 'and':
+      return eb.and(node.filters.map((f) => compileFilter(eb, f)));
+    case 'or':
+      return eb.or(node.filters.map((f) => compileFilter(eb, f)));
+    case 'not':
+      return eb.not(compileFilter(eb, node.filter));
+    case 'exists':
+      if (node.column === 'created_at' || node.column === 'updated_at') return sql<SqlBool>`1 = 1`;
+      return eb('i.id', 'in', eb.selectFrom('item_values as v').select('v.item_id').where('v.field_id', '=', node.fieldId));
+    case 'value': {
+      const { op, key, column } = node;
+      if (column === 'created_at' || column === 'updated_at') {
+        const ref = sql.ref(`i.${column}`);
+        if (op === 'starts_with') return eb.and([eb(ref, '>=', key), eb(ref, '<', `${key}${TOP}`)]);
+        return op === 'not_eq' ? eb(ref, '<>', key) : eb(ref, COMPARISONS[op]!, key);
+      }
+      const matching = eb
+        .selectFrom('item_values as v')
+        .select('v.item_id')
+        .where('v.field_id', '=', node.fieldId)
+        .where((inner) => keyCondition(inner, op, column, key));
+      // Negative ops hold for items with no matching value, including items with no value at all.
+      return eb('i.id', op === 'not_eq' || op === 'not_contains' ? 'not in' : 'in', matching);
+    }
+  }
+}
+
+export async function queryItems(db: Kysely<Database>, orgId: string, query: ItemQuery, page: PageRequest): Promise<Page<Item>> {
+  let q: AnyQuery = db
+    .selectFrom('items as i')
+    .select(['i.id', 'i.org_id', 'i.collection_id', 'i.doc', 'i.created_at', 'i.updated_at'])
+    .where('i.org_id', '=', orgId)
+    .where('i.collection_id', '=', query.collectionId);
+  if (query.filter) {
+    const filter = query.filter;
+    q = q.where((eb) => compileFilter(eb, filter));
+  }
+
+  const keys: OrderKey[] = [];
+  query.sort.forEach((s, n) => {
+    let column: string;
+    if (s.column === 'id') column = 'i.id';
+    else if (!s.via && (s.column === 'created_at' || s.column === 'updated_at')) column = `i.${s.column}`;
+    else {
+      let owner = 'i.id';
+      if (s.via) {
+        q = q.leftJoin(`item_values as r${n}`, (j) =>
+          j.onRef(`r${n}.item_id`, '=', 'i.id').on(`r${n}.field_id`, '=', s.via!).on(`r${n}.position`, '=', 0),
+        );
+        owner = `r${n}.key_text`;
+      }
+      if (s.column === 'created_at' || s.column === 'updated_at') {
+        q = q.leftJoin(`items as t${n}`, (j) => j.onRef(`t${n}.id`, '=', owner));
+        column = `t${n}.${s.column}`;
+      } else {
+        q = q.leftJoin(`item_values as s${n}`, (j) =>
+          j.onRef(`s${n}.item_id`, '=', owner).on(`s${n}.field_id`, 'in', s.fieldIds).on(`s${n}.position`, '=', 0),
+        );
+        column = `s${n}.key_${s.column}`;
+      }
+    }
+    keys.push({ column, desc: s.desc, nullable: column !== 'i.id' && !column.startsWith('i.') });
+    q = q.select(sql.ref(column).as(`k${n}`));
+  });
+  const last = query.sort[query.sort.length - 1];
+  if (last?.column !== 'id') keys.push({ column: 'i.id', desc: false });
+  const sortValues = keys.length - 1;
+
+  const result = await fetchPage(q, keys, page, (row) => ({
+    key: Array.from({ length: sortValues }, (_, n) => (row[`k${n}`] ?? null) as SortValue),
+    id: row.id as string,
+  }));
+  return {
+    ...result,
+    rows: result.rows.map((r) => ({
+      id: r.id,
+      orgId: r.org_id,
+      collectionId: r.collection_id,
+      values: JSON.parse(r.doc),
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    })),
+  };
+}
