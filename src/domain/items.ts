@@ -12,18 +12,21 @@ export interface Item {
   updatedAt: string;
 }
 
-/** One value's entry in the index: text keys are lower-cased; `reversed` serves ends_with. */
+/** One value's entry in the index: text keys are lower-cased; `suffixes` asks for an ends_with key too. */
 export interface IndexEntry {
   fieldId: string;
   position: number;
   text: string | null;
   num: number | null;
+  suffixes?: boolean;
 }
+
+export type IndexKey = Omit<IndexEntry, 'fieldId' | 'position'>;
 
 const TEXT_KEY_MAX = 512;
 
 /** The index key of one stored value of `field`. */
-export function indexKey(field: Field, stored: unknown): { text: string | null; num: number | null } {
+export function indexKey(field: Field, stored: unknown): IndexKey {
   switch (field.type) {
     case 'field/number/unitless_integer':
     case 'field/number/unitless_float':
@@ -37,17 +40,18 @@ export function indexKey(field: Field, stored: unknown): { text: string | null; 
     }
     case 'field/uri/social_x':
     case 'field/uri/social_linked_in':
-      return { text: (stored as { username: string }).username.toLowerCase(), num: null };
+      return { text: (stored as { username: string }).username.toLowerCase(), num: null, suffixes: true };
     case 'field/choice':
     case 'field/stage':
     case 'field/relation':
       return { text: (stored as { id: string }).id, num: null };
     case 'field/date':
     case 'field/datetime':
-    case 'field/identifier':
       return { text: stored as string, num: null };
+    case 'field/identifier':
+      return { text: stored as string, num: null, suffixes: true };
     default:
-      return { text: (stored as string).toLowerCase().slice(0, TEXT_KEY_MAX), num: null };
+      return { text: (stored as string).toLowerCase().slice(0, TEXT_KEY_MAX), num: null, suffixes: true };
   }
 }
 

@@ -1,6 +1,6 @@
 // Items (one row each, values as a JSON document) and the value index every filter, sort and unique check
 // runs on.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -24,7 +24,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('key_num', 'double precision')
     .addPrimaryKeyConstraint('item_values_pk', ['item_id', 'field_id', 'position'])
     .execute();
-  await db.schema.createIndex('item_values_text').on('item_values').columns(['field_id', 'key_text', 'item_id']).execute();
-  await db.schema.createIndex('item_values_rev').on('item_values').columns(['field_id', 'key_rev', 'item_id']).execute();
-  await db.schema.createIndex('item_values_num').on('item_values').columns(['field_id', 'key_num', 'item_id']).execute();
+  // Partial: each value has either a text or a number key, and only text-like values have a suffix key.
+  // Any comparison on a key column implies it is not null, so the planner still picks these.
+  const keyIndex = (name: string, column: 'key_text' | 'key_rev' | 'key_num') =>
+    db.schema.createIndex(name).on('item_values').columns(['field_id', column, 'item_id']).where(sql.ref(column), 'is not', null).execute();
+  await keyIndex('item_values_text', 'key_text');
+  await keyIndex('item_values_rev', 'key_rev');
+  await keyIndex('item_values_num', 'key_num');
 }

@@ -22,7 +22,7 @@ const indexRows = (itemId: string, entries: IndexEntry[]) =>
     field_id: e.fieldId,
     position: e.position,
     key_text: e.text,
-    key_rev: e.text === null ? null : reverse(e.text),
+    key_rev: e.suffixes && e.text !== null ? reverse(e.text) : null,
     key_num: e.num,
   }));
 

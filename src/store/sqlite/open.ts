@@ -16,12 +16,39 @@ class ImmediateSqliteDriver extends SqliteDriver {
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly database: BetterSqlite3.Database) {
-    super({ database });
+  private readonly database: BetterSqlite3.Database;
+  constructor(database: BetterSqlite3.Database) {
+    const cached = withStatementCache(database);
+    super({ database: cached });
+    this.database = cached;
   }
   override createDriver(): SqliteDriver {
     return new ImmediateSqliteDriver({ database: this.database });
   }
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query afresh; compiling SQL text into a statement costs more than running most of
+ * ours. Reuse prepared statements by their SQL (the same text always compiles to the same plan).
+ */
+function withStatementCache(database: BetterSqlite3.Database): BetterSqlite3.Database {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  const prepare = (source: string): BetterSqlite3.Statement => {
+    let statement = cache.get(source);
+    if (statement) {
+      cache.delete(source);
+    } else {
+      statement = database.prepare(source);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, statement);
+    return statement;
+  };
+  return new Proxy(database, {
+    get: (target, property) => (property === 'prepare' ? prepare : Reflect.get(target, property, target)),
+  });
 }
 
 /** Opens (creating when needed) the SQLite database at `path` — or in memory for ':memory:' — and migrates it. */
