@@ -78,7 +78,7 @@ function commandFor(argv: string[]): Command | 'help' {
 }
 
 async function serve(config: Config): Promise<number> {
-  const runtime = await openRuntime(config);
+  const runtime = await openRuntime(config, { firstKey: true });
   const app = await buildApp({
     store: runtime.store,
     cursorSecret: runtime.cursorSecret,

@@ -15,7 +15,8 @@ export interface Runtime {
   firstKey: string | undefined;
 }
 
-export async function openRuntime(config: Config): Promise<Runtime> {
+/** `firstKey`: make a key when the database is new (the server does; CLI commands make their own). */
+export async function openRuntime(config: Config, options: { firstKey?: boolean } = {}): Promise<Runtime> {
   const store = await openStore(config.database);
   try {
     const cursorSecret = await store.settings.getOrInsert('cursor_secret', randomBytes(32).toString('hex'));
@@ -23,7 +24,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
     let firstKey: string | undefined;
     if (config.apiKey !== undefined) {
       await ensureApiKey(store, organization.id, config.apiKey);
-    } else if (created) {
+    } else if (created && options.firstKey) {
       firstKey = (await createApiKey(store, organization.id, { name: 'first key' })).token;
     }
     return { store, cursorSecret, defaultOrg: organization, firstKey };

@@ -25,8 +25,9 @@ export function createCursorCodec(secret: string): CursorCodec {
       const dot = token.indexOf('.');
       if (dot <= 0 || token.length > 4096) return null;
       const body = token.slice(0, dot);
-      const given = Buffer.from(token.slice(dot + 1), 'base64url');
-      const expected = mac(scope, body);
+      // Compared as text: decoding would forgive non-canonical base64 (padding bits, +/ for -_).
+      const given = Buffer.from(token.slice(dot + 1));
+      const expected = Buffer.from(mac(scope, body).toString('base64url'));
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
       return parsePosition(Buffer.from(body, 'base64url').toString('utf8'));
     },

@@ -48,6 +48,9 @@ export async function applyFieldChanges(store: Store, field: Field, input: Field
 
   next.defaultValues =
     input.default_values === undefined ? keptDefaults(field, next) : parseDefaults(input.default_values ?? [], next, funnel);
+  if (next.cardinality === 'one' && next.defaultValues.length > 1) {
+    throw invalidAt('/default_values', `${field.ref} has ${next.defaultValues.length} default values and a "one" field takes at most one; send default_values with the change`);
+  }
 
   await checkExistingItems(store, field, next);
   await removeStaleValues(store, field, next);

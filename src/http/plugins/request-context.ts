@@ -18,7 +18,8 @@ export function registerRequestContext(app: FastifyInstance): void {
     reply.header('x-request-id', request.id);
   });
 
-  app.removeContentTypeParser('application/json');
+  // JSON only: any other body type is refused with 415 before validation.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string;
     // An empty body is "no body": schemas that need one answer 400 on their own.
