@@ -3,6 +3,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import qs from 'qs';
+import swagger from '@fastify/swagger';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { createCursorCodec } from './domain/cursor.ts';
 import type { Store } from './store/store.ts';
@@ -45,7 +46,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(schemaCompilers());
   registerErrorHandling(app);
   registerRequestContext(app);
+  // The OpenAPI document is generated from the same schemas that validate and serialise.
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Tycho — Moonbase v0 API', version: '0.1.0' },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
   await app.register(healthRoutes, { store: options.store });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const deps: RouteDeps = {
     store: options.store,
