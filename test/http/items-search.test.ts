@@ -222,6 +222,26 @@ for (const engine of ENGINES) {
       });
     });
 
+    it(
+      'text ops see the whole value, beyond 512 characters',
+      { todo: 'bug: src/domain/items.ts indexKey truncates text keys to 512 characters while filter/parse.ts filterKey does not, so eq, ends_with and contains never match a single_line value longer than 512 characters' },
+      async () => {
+        const long = `${'z'.repeat(600)}-TAIL`;
+        const item = await makeItem(h, 'people', { name: text('Long Name'), job_title: text(long) });
+        try {
+          for (const filter of [
+            { op: 'eq', field: 'job_title', value: long.toLowerCase() },
+            { op: 'ends_with', field: 'job_title', value: '-tail' },
+            { op: 'contains', field: 'job_title', value: 'z-TAIL' },
+          ]) {
+            assert.deepEqual(await matching(filter), ['Long Name'], JSON.stringify(filter).slice(0, 80));
+          }
+        } finally {
+          await h.delete(`${PEOPLE}/${item.id}`);
+        }
+      },
+    );
+
     describe('groups', () => {
       it('and: every filter matches', async () => {
         assert.deepEqual(
@@ -371,6 +391,12 @@ for (const engine of ENGINES) {
         assert.ok(detail.includes('nope'));
         assertInvalid(await search({ filter: { op: 'exists', field: 'nope' } }), '/filter/field');
         assertInvalid(await search({ filter: { op: 'not', filter: { op: 'eq', field: 'nope', value: 1 } } }), '/filter/filter/field');
+      });
+
+      it('a filter value that does not fit the field → 422 at /filter/value', async () => {
+        assertInvalid(await search({ filter: { op: 'gt', field: 'born', value: 'yesterday' } }), '/filter/value');
+        assertInvalid(await search({ filter: { op: 'gt', field: 'age', value: 'forty' } }), '/filter/value');
+        assertInvalid(await search({ filter: { op: 'eq', field: 'vip', value: 'maybe' } }), '/filter/value');
       });
 
       it('an op that does not apply to the field\'s type → 422', async () => {

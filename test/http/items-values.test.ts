@@ -391,6 +391,17 @@ for (const engine of ENGINES) {
         assertInvalid(await h.patch(`${strict}/${other.id}`, { values: { handle: text('chell') } }), '/values/handle');
       });
 
+      it(
+        'a unique field compares whole values, not their first 512 characters',
+        { todo: 'bug: src/domain/items.ts indexKey truncates text keys to 512 characters (TEXT_KEY_MAX) and checkUnique in item-writes.ts compares those keys, so a single_line value (up to 1024 characters) that differs from another only after character 512 is refused as a duplicate' },
+        async () => {
+          const prefix = 'h'.repeat(600);
+          assert.equal((await h.post(strict, { values: { code: val('identifier', 'L-1'), handle: text(`${prefix}1`) } })).status, 201);
+          const second = await h.post(strict, { values: { code: val('identifier', 'L-2'), handle: text(`${prefix}2`) } });
+          assert.equal(second.status, 201, second.text);
+        },
+      );
+
       it('a unique many field points at the duplicated element', async () => {
         assert.equal((await h.post(strict, { values: { code: val('identifier', 'U-4'), aliases: [email('dup@example.com')] } })).status, 201);
         assertInvalid(
