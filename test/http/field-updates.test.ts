@@ -94,7 +94,6 @@ for (const engine of ENGINES) {
 
     it(
       'does not leave several defaults on a field changed to cardinality one',
-      { todo: 'bug: PATCH cardinality many→one keeps two default_values on a "one" field (field-updates.ts keptDefaults does not re-check)' },
       async () => {
         const field = await createField(h, c.id, {
           type: 'field/text/single_line',
