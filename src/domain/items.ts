@@ -1,5 +1,6 @@
 // The item model: values are kept per field id as arrays of stored forms (cardinality only decides how they
 // are shown), plus the typed, normalised index keys every filter, sort and unique check runs on.
+import { createHash } from 'node:crypto';
 import type { Field } from './fields.ts';
 
 export interface Item {
@@ -12,18 +13,35 @@ export interface Item {
   updatedAt: string;
 }
 
-/** One value's entry in the index: text keys are lower-cased; `suffixes` asks for an ends_with key too. */
+/** One value's entry in the index: text keys are lower-cased; `suffix` (the reversed key) serves ends_with. */
 export interface IndexEntry {
   fieldId: string;
   position: number;
   text: string | null;
   num: number | null;
-  suffixes?: boolean;
+  suffix?: string | null;
 }
 
 export type IndexKey = Omit<IndexEntry, 'fieldId' | 'position'>;
 
-const TEXT_KEY_MAX = 512;
+/** Keys up to this many UTF-8 bytes are kept whole (every single-line text fits); index entries stay small. */
+const KEY_BYTES_MAX = 2000;
+const KEPT_BYTES = 1900;
+
+/**
+ * The key of a text: whole when short, otherwise a prefix plus a digest of the whole, so equality stays exact
+ * while prefix ranges still work on the kept part.
+ */
+export function textKey(text: string): string {
+  if (Buffer.byteLength(text) <= KEY_BYTES_MAX) return text;
+  let kept = Buffer.from(text).subarray(0, KEPT_BYTES).toString();
+  if (kept.endsWith('\uFFFD')) kept = kept.slice(0, -1);
+  return `${kept}\u0000${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+}
+
+export const reverseText = (text: string): string => [...text].reverse().join('');
+
+const searchable = (text: string): IndexKey => ({ text: textKey(text), num: null, suffix: textKey(reverseText(text)) });
 
 /** The index key of one stored value of `field`. */
 export function indexKey(field: Field, stored: unknown): IndexKey {
@@ -40,7 +58,7 @@ export function indexKey(field: Field, stored: unknown): IndexKey {
     }
     case 'field/uri/social_x':
     case 'field/uri/social_linked_in':
-      return { text: (stored as { username: string }).username.toLowerCase(), num: null, suffixes: true };
+      return searchable((stored as { username: string }).username.toLowerCase());
     case 'field/choice':
     case 'field/stage':
     case 'field/relation':
@@ -49,9 +67,9 @@ export function indexKey(field: Field, stored: unknown): IndexKey {
     case 'field/datetime':
       return { text: stored as string, num: null };
     case 'field/identifier':
-      return { text: stored as string, num: null, suffixes: true };
+      return searchable(stored as string);
     default:
-      return { text: (stored as string).toLowerCase().slice(0, TEXT_KEY_MAX), num: null, suffixes: true };
+      return searchable((stored as string).toLowerCase());
   }
 }
 

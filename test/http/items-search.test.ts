@@ -224,7 +224,6 @@ for (const engine of ENGINES) {
 
     it(
       'text ops see the whole value, beyond 512 characters',
-      { todo: 'bug: src/domain/items.ts indexKey truncates text keys to 512 characters while filter/parse.ts filterKey does not, so eq, ends_with and contains never match a single_line value longer than 512 characters' },
       async () => {
         const long = `${'z'.repeat(600)}-TAIL`;
         const item = await makeItem(h, 'people', { name: text('Long Name'), job_title: text(long) });

@@ -6,8 +6,11 @@ export type ValueOp = 'starts_with' | 'ends_with' | 'contains' | 'not_contains' 
 /** Where a field's comparable key lives: the index's text or number key, or the item's own timestamps. */
 export type KeyColumn = 'text' | 'num' | 'created_at' | 'updated_at';
 
+/** `suffix` is the reversed text key: ends_with is a prefix range on it. */
+export type FilterColumn = KeyColumn | 'suffix';
+
 export type FilterNode =
-  | { kind: 'value'; fieldId: string; column: KeyColumn; op: ValueOp; key: string | number }
+  | { kind: 'value'; fieldId: string; column: FilterColumn; op: ValueOp; key: string | number }
   | { kind: 'exists'; fieldId: string; column: KeyColumn }
   | { kind: 'and' | 'or'; filters: FilterNode[] }
   | { kind: 'not'; filter: FilterNode };

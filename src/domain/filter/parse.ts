@@ -6,6 +6,10 @@ import { fieldByKey, isTimestampField, type CollectionSchema } from '../collecti
 import { parseDate, parseDateTime } from '../field-types/dates.ts';
 import type { Field, FieldType } from '../fields.ts';
 import type { FilterNode, KeyColumn, SortKey, ValueOp } from './ast.ts';
+import { reverseText, textKey } from '../items.ts';
+
+/** A prefix compares with the kept part of long keys, never with their digest. */
+const keyPrefix = (key: string): string => key.split('\u0000')[0]!;
 
 const TEXT_OPS: ValueOp[] = ['starts_with', 'ends_with', 'contains', 'not_contains', 'eq', 'not_eq', 'gt', 'lt', 'gte', 'lte'];
 const ORDER_OPS: ValueOp[] = ['eq', 'not_eq', 'gt', 'lt', 'gte', 'lte'];
@@ -89,7 +93,11 @@ export function parseFilter(schema: CollectionSchema, input: unknown, pointer = 
       if (!OPS[kind].includes(op)) {
         throw invalidAt(`${pointer}/op`, `op "${op}" does not apply to ${field.ref} (${field.type}); use one of: ${OPS[kind].join(', ')}`);
       }
-      return { kind: 'value', fieldId: field.id, column: columnOf(field), op, key: filterKey(field, kind, op, value, `${pointer}/value`) };
+      const key = filterKey(field, kind, op, value, `${pointer}/value`);
+      if (op === 'ends_with' && typeof key === 'string' && columnOf(field) === 'text') {
+        return { kind: 'value', fieldId: field.id, column: 'suffix', op: 'starts_with', key: keyPrefix(reverseText(key)) };
+      }
+      return { kind: 'value', fieldId: field.id, column: columnOf(field), op, key: op === 'starts_with' && typeof key === 'string' ? keyPrefix(key) : key };
     }
   }
 }
@@ -135,9 +143,9 @@ function filterKey(field: Field, kind: Kind, op: ValueOp, value: string | number
       return text;
     }
     case 'verbatim':
-      return String(value);
+      return op === 'contains' || op === 'not_contains' ? String(value) : textKey(String(value));
     default:
-      return String(value).toLowerCase();
+      return op === 'contains' || op === 'not_contains' ? String(value).toLowerCase() : textKey(String(value).toLowerCase());
   }
 }
 

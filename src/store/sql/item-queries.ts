@@ -15,18 +15,15 @@ type AnyQuery = SelectQueryBuilder<any, any, any>;
 const TOP = '\u{10FFFF}';
 const COMPARISONS: Partial<Record<ValueOp, '=' | '>' | '<' | '>=' | '<='>> = { eq: '=', gt: '>', lt: '<', gte: '>=', lte: '<=' };
 
-const reverse = (text: string): string => [...text].reverse().join('');
 const likeContains = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-function keyCondition(eb: Eb, op: ValueOp, column: 'text' | 'num', key: string | number): Expression<SqlBool> {
-  const ref = sql.ref(column === 'num' ? 'v.key_num' : 'v.key_text');
+const KEY_COLUMNS = { text: 'v.key_text', num: 'v.key_num', suffix: 'v.key_rev' } as const;
+
+function keyCondition(eb: Eb, op: ValueOp, column: keyof typeof KEY_COLUMNS, key: string | number): Expression<SqlBool> {
+  const ref = sql.ref(KEY_COLUMNS[column]);
   switch (op) {
     case 'starts_with':
       return eb.and([eb(ref, '>=', key), eb(ref, '<', `${key}${TOP}`)]);
-    case 'ends_with': {
-      const rev = reverse(String(key));
-      return eb.and([eb(sql.ref('v.key_rev'), '>=', rev), eb(sql.ref('v.key_rev'), '<', `${rev}${TOP}`)]);
-    }
     case 'contains':
     case 'not_contains':
       return sql<SqlBool>`${ref} like ${likeContains(String(key))} escape '\\'`;

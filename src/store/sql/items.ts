@@ -14,15 +14,13 @@ const toItem = (row: Selectable<ItemsTable>): Item => ({
   updatedAt: row.updated_at,
 });
 
-const reverse = (text: string): string => [...text].reverse().join('');
-
 const indexRows = (itemId: string, entries: IndexEntry[]) =>
   entries.map((e) => ({
     item_id: itemId,
     field_id: e.fieldId,
     position: e.position,
     key_text: e.text,
-    key_rev: e.suffixes && e.text !== null ? reverse(e.text) : null,
+    key_rev: e.suffix ?? null,
     key_num: e.num,
   }));
 
