@@ -44,7 +44,10 @@ export async function applyFieldChanges(store: Store, field: Field, input: Field
   if (input.allowed_collections !== undefined) {
     next.config.allowedCollectionIds = await resolveAllowedCollections(store, field.orgId, input.allowed_collections);
   }
-  if (input.reverse_field_name !== undefined) next.config.reverseFieldName = checkFieldName(input.reverse_field_name);
+  if (input.reverse_field_name !== undefined) {
+    if (next.config.relationType !== 'two_way') throw invalidAt('/reverse_field_name', 'reverse_field_name applies only to two_way relations');
+    next.config.reverseFieldName = checkFieldName(input.reverse_field_name);
+  }
 
   next.defaultValues =
     input.default_values === undefined ? keptDefaults(field, next) : parseDefaults(input.default_values ?? [], next, funnel);

@@ -543,3 +543,26 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+for (const engine of ENGINES) {
+  describe(`PATCH reverse_field_name (${engine})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await createHarness(engine);
+    });
+    after(() => h.close());
+
+    it('is refused on a one_way relation, as on create', async () => {
+      const created = await h.post('/v0/collections/people/fields', {
+        type: 'field/relation',
+        name: 'Employer',
+        relation_type: 'one_way',
+        allowed_collections: [{ type: 'collection', ref: 'organizations' }],
+      });
+      assert.equal(created.status, 201);
+      const res = await h.patch(`/v0/collections/people/fields/${created.body.id}`, { type: 'field/relation', reverse_field_name: 'Staff' });
+      assert.equal(res.status, 422);
+      assert.equal(errorOf(res).source?.pointer, '/reverse_field_name');
+    });
+  });
+}

@@ -34,6 +34,10 @@ export function itemRepo(db: Kysely<Database>): ItemRepo {
   };
   /** Item ids of the organization among `ids` (index rows carry no organization of their own). */
   const ownedIds = (orgId: string) => db.selectFrom('items').select('id').where('org_id', '=', orgId);
+  /** Distinct ids of the organization's items that have index rows matching what the caller adds. */
+  const itemsWithValues = (orgId: string) =>
+    db.selectFrom('item_values as v').innerJoin('items as i', 'i.id', 'v.item_id').select('v.item_id').distinct().where('i.org_id', '=', orgId);
+  const ids = async (query: { execute(): Promise<{ item_id: string }[]> }) => (await query.execute()).map((r) => r.item_id);
 
   return {
     async insert(item, entries) {
@@ -81,43 +85,19 @@ export function itemRepo(db: Kysely<Database>): ItemRepo {
     },
     query: (orgId, query, page) => queryItems(db, orgId, query, page),
     async idsWithValues(orgId, fieldIds) {
-      if (fieldIds.length === 0) return [];
-      const rows = await db
-        .selectFrom('item_values as v')
-        .innerJoin('items as i', 'i.id', 'v.item_id')
-        .select('v.item_id')
-        .distinct()
-        .where('i.org_id', '=', orgId)
-        .where('v.field_id', 'in', fieldIds)
-        .execute();
-      return rows.map((r) => r.item_id);
+      return fieldIds.length === 0 ? [] : ids(itemsWithValues(orgId).where('v.field_id', 'in', fieldIds));
     },
     async idsWithKeys(orgId, fieldId, keys) {
-      if (keys.length === 0) return [];
-      const rows = await db
-        .selectFrom('item_values as v')
-        .innerJoin('items as i', 'i.id', 'v.item_id')
-        .select('v.item_id')
-        .distinct()
-        .where('i.org_id', '=', orgId)
-        .where('v.field_id', '=', fieldId)
-        .where('v.key_text', 'in', keys)
-        .execute();
-      return rows.map((r) => r.item_id);
+      return keys.length === 0 ? [] : ids(itemsWithValues(orgId).where('v.field_id', '=', fieldId).where('v.key_text', 'in', keys));
     },
     async idsWithRelationsInto(orgId, fieldId, collectionIds) {
       if (collectionIds.length === 0) return [];
-      const rows = await db
-        .selectFrom('item_values as v')
-        .innerJoin('items as i', 'i.id', 'v.item_id')
-        .innerJoin('items as target', 'target.id', 'v.key_text')
-        .select('v.item_id')
-        .distinct()
-        .where('i.org_id', '=', orgId)
-        .where('v.field_id', '=', fieldId)
-        .where('target.collection_id', 'in', collectionIds)
-        .execute();
-      return rows.map((r) => r.item_id);
+      return ids(
+        itemsWithValues(orgId)
+          .innerJoin('items as target', 'target.id', 'v.key_text')
+          .where('v.field_id', '=', fieldId)
+          .where('target.collection_id', 'in', collectionIds),
+      );
     },
     async idsReferencing(orgId, itemId) {
       const relationFields = db.selectFrom('fields').select('id').where('org_id', '=', orgId).where('type', '=', 'field/relation');
@@ -131,16 +111,10 @@ export function itemRepo(db: Kysely<Database>): ItemRepo {
       return rows.map((r) => r.item_id);
     },
     async idsWithKey(orgId, fieldId, key) {
-      let q = db
-        .selectFrom('item_values as v')
-        .innerJoin('items as i', 'i.id', 'v.item_id')
-        .select('v.item_id')
-        .distinct()
-        .where('i.org_id', '=', orgId)
-        .where('v.field_id', '=', fieldId);
+      let q = itemsWithValues(orgId).where('v.field_id', '=', fieldId);
       q = key.text === null ? q.where('v.key_text', 'is', null) : q.where('v.key_text', '=', key.text);
       q = key.num === null ? q.where('v.key_num', 'is', null) : q.where('v.key_num', '=', key.num);
-      return (await q.execute()).map((r) => r.item_id);
+      return ids(q);
     },
     async countWithSeveralValues(orgId, fieldId) {
       const row = await db
