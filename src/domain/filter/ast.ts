@@ -10,7 +10,15 @@ export type KeyColumn = 'text' | 'num' | 'created_at' | 'updated_at';
 export type FilterColumn = KeyColumn | 'suffix';
 
 export type FilterNode =
-  | { kind: 'value'; fieldId: string; column: FilterColumn; op: ValueOp; key: string | number }
+  | {
+      kind: 'value';
+      fieldId: string;
+      column: FilterColumn;
+      op: ValueOp;
+      key: string | number;
+      /** The field has few distinct values (choice, stage, boolean): each one matches many items. */
+      dense?: boolean;
+    }
   | { kind: 'exists'; fieldId: string; column: KeyColumn }
   | { kind: 'and' | 'or'; filters: FilterNode[] }
   | { kind: 'not'; filter: FilterNode };

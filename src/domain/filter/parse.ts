@@ -15,6 +15,7 @@ const TEXT_OPS: ValueOp[] = ['starts_with', 'ends_with', 'contains', 'not_contai
 const ORDER_OPS: ValueOp[] = ['eq', 'not_eq', 'gt', 'lt', 'gte', 'lte'];
 const EQUALITY_OPS: ValueOp[] = ['eq', 'not_eq'];
 const MAX_DEPTH = 32;
+const DENSE = new Set<FieldType>(['field/choice', 'field/stage', 'field/boolean']);
 
 const malformed = (pointer: string, detail: string) => new AppError('invalid_filter', detail, { pointer });
 
@@ -97,7 +98,9 @@ export function parseFilter(schema: CollectionSchema, input: unknown, pointer = 
       if (op === 'ends_with' && typeof key === 'string' && columnOf(field) === 'text') {
         return { kind: 'value', fieldId: field.id, column: 'suffix', op: 'starts_with', key: keyPrefix(reverseText(key)) };
       }
-      return { kind: 'value', fieldId: field.id, column: columnOf(field), op, key: op === 'starts_with' && typeof key === 'string' ? keyPrefix(key) : key };
+      const parsed: FilterNode = { kind: 'value', fieldId: field.id, column: columnOf(field), op, key: op === 'starts_with' && typeof key === 'string' ? keyPrefix(key) : key };
+      if (DENSE.has(field.type)) parsed.dense = true;
+      return parsed;
     }
   }
 }

@@ -34,17 +34,50 @@ function keyCondition(eb: Eb, op: ValueOp, column: keyof typeof KEY_COLUMNS, key
   }
 }
 
-function compileFilter(eb: Eb, node: FilterNode): Expression<SqlBool> {
+/**
+ * How selective a filter usually is, lower first: inside an `and`, the most selective condition drives the
+ * query (an index range turned into a list of items) and the others are probed per candidate, so a broad
+ * condition is never materialised in full.
+ */
+function selectivity(node: FilterNode): number {
+  if (node.kind === 'and') return Math.min(...node.filters.map(selectivity));
+  if (node.kind === 'or') return 6 + node.filters.length;
+  if (node.kind !== 'value') return 20;
+  if (node.column === 'created_at' || node.column === 'updated_at') return 9;
+  if (node.dense) return DENSE;
+  switch (node.op) {
+    case 'eq':
+      return node.column === 'num' ? 3 : 1;
+    case 'starts_with':
+      return 2 + (String(node.key).length < 3 ? 3 : 0);
+    case 'not_eq':
+    case 'not_contains':
+      return 20;
+    case 'contains':
+      return 8;
+    default:
+      return 4;
+  }
+}
+
+/** Conditions this broad are cheaper to probe while walking the collection in order than to list. */
+const DENSE = 10;
+
+/** `probe`: test each candidate row (correlated EXISTS) rather than list every matching item (IN). */
+function compileFilter(eb: Eb, node: FilterNode, probe = selectivity(node) >= DENSE): Expression<SqlBool> {
   switch (node.kind) {
-    case 'and':
-      return eb.and(node.filters.map((f) => compileFilter(eb, f)));
+    case 'and': {
+      const best = node.filters.reduce((b, f, i, all) => (selectivity(f) < selectivity(all[b]!) ? i : b), 0);
+      const driver = probe ? -1 : best;
+      return eb.and(node.filters.map((f, i) => compileFilter(eb, f, i !== driver)));
+    }
     case 'or':
-      return eb.or(node.filters.map((f) => compileFilter(eb, f)));
+      return eb.or(node.filters.map((f) => compileFilter(eb, f, probe)));
     case 'not':
-      return eb.not(compileFilter(eb, node.filter));
+      return eb.not(compileFilter(eb, node.filter, true));
     case 'exists':
       if (node.column === 'created_at' || node.column === 'updated_at') return sql<SqlBool>`1 = 1`;
-      return eb('i.id', 'in', eb.selectFrom('item_values as v').select('v.item_id').where('v.field_id', '=', node.fieldId));
+      return matchItems(eb, node.fieldId, probe, () => sql<SqlBool>`1 = 1`, false);
     case 'value': {
       const { op, key, column } = node;
       if (column === 'created_at' || column === 'updated_at') {
@@ -52,15 +85,20 @@ function compileFilter(eb: Eb, node: FilterNode): Expression<SqlBool> {
         if (op === 'starts_with') return eb.and([eb(ref, '>=', key), eb(ref, '<', `${key}${TOP}`)]);
         return op === 'not_eq' ? eb(ref, '<>', key) : eb(ref, COMPARISONS[op]!, key);
       }
-      const matching = eb
-        .selectFrom('item_values as v')
-        .select('v.item_id')
-        .where('v.field_id', '=', node.fieldId)
-        .where((inner) => keyCondition(inner, op, column, key));
       // Negative ops hold for items with no matching value, including items with no value at all.
-      return eb('i.id', op === 'not_eq' || op === 'not_contains' ? 'not in' : 'in', matching);
+      const negated = op === 'not_eq' || op === 'not_contains';
+      return matchItems(eb, node.fieldId, probe, (inner) => keyCondition(inner, op, column, key), negated);
     }
   }
+}
+
+function matchItems(eb: Eb, fieldId: string, probe: boolean, condition: (eb: Eb) => Expression<SqlBool>, negated: boolean): Expression<SqlBool> {
+  const values = eb.selectFrom('item_values as v').select('v.item_id').where('v.field_id', '=', fieldId).where(condition);
+  if (probe) {
+    const correlated = eb.exists(values.whereRef('v.item_id', '=', 'i.id'));
+    return negated ? eb.not(correlated) : correlated;
+  }
+  return eb('i.id', negated ? 'not in' : 'in', values);
 }
 
 export async function queryItems(db: Kysely<Database>, orgId: string, query: ItemQuery, page: PageRequest): Promise<Page<Item>> {

@@ -59,6 +59,8 @@ export async function openSqlite(path: string): Promise<Store> {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  // Without statistics SQLite may build throw-away indexes for correlated probes instead of using ours.
+  database.pragma('automatic_index = off');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database) });
   // Kysely's destroy() closes the better-sqlite3 handle itself.
   const engine: Engine = { name: 'sqlite', close: async () => {} };
