@@ -1,6 +1,7 @@
 // A collection with everything needed to check and show its items: fields by id and ref, and the funnels
 // of its stage fields. Loaded once per request.
-import { findCollection, type Collection } from './collections.ts';
+import { notFound } from './errors.ts';
+import type { Collection } from './collections.ts';
 import type { Field } from './fields.ts';
 import type { Funnel } from './funnels.ts';
 import type { ValueContext } from './field-types/index.ts';
@@ -21,14 +22,11 @@ export function isTimestampField(field: Field): boolean {
   return field.kind === 'system' && field.readonly && TIMESTAMP_REFS.has(field.ref);
 }
 
+/** The collection's schema; anything but a collection of the organization is 404. */
 export async function loadSchema(store: Store, orgId: string, collectionKey: string): Promise<CollectionSchema> {
-  return schemaOf(store, await findCollection(store, orgId, collectionKey));
-}
-
-export async function schemaOf(store: Store, collection: Collection): Promise<CollectionSchema> {
-  const fields = await store.fields.listByCollection(collection.orgId, collection.id);
-  const funnelIds = [...new Set(fields.flatMap((f) => (f.config.funnelId ? [f.config.funnelId] : [])))];
-  const funnels = await store.funnels.findMany(collection.orgId, funnelIds);
+  const parts = await store.loadSchema(orgId, collectionKey);
+  if (!parts) throw notFound();
+  const { collection, fields, funnels } = parts;
   return {
     collection,
     fields,

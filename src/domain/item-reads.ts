@@ -1,7 +1,7 @@
 // Item lists and searches: parse the filter, selection and sort against the collection's fields, then ask
 // the store for one keyset page.
 import { invalidAt } from './errors.ts';
-import { fieldByKey, loadSchema, schemaOf, type CollectionSchema } from './collection-schema.ts';
+import { fieldByKey, loadSchema, type CollectionSchema } from './collection-schema.ts';
 import { parseFilter, parseSort, type SortSchemas } from './filter/parse.ts';
 import type { ErrorSource } from './errors.ts';
 import type { ItemQuery } from './filter/ast.ts';
@@ -43,7 +43,7 @@ export async function prepareQuery(
   const related = new Map<string, CollectionSchema>();
   if (sorts.some((s) => s.includes('.'))) {
     const ids = new Set(schema.fields.flatMap((f) => f.config.allowedCollectionIds ?? []));
-    for (const collection of await store.collections.findMany(orgId, [...ids])) related.set(collection.id, await schemaOf(store, collection));
+    for (const id of ids) related.set(id, await loadSchema(store, orgId, id));
   }
   const sortSchemas: SortSchemas = { own: schema, related };
   const query: ItemQuery = { collectionId: schema.collection.id, sort: parseSort(sortSchemas, sorts, sortSource) };

@@ -87,6 +87,13 @@ export interface ActivityRepo {
   listByEntity(orgId: string, entityType: string, entityId: string): Promise<Activity[]>;
 }
 
+/** A collection with its fields (creation order) and the funnels of its stage fields. */
+export interface SchemaParts {
+  collection: Collection;
+  fields: Field[];
+  funnels: Funnel[];
+}
+
 export interface SettingsRepo {
   /** The stored value of `key`, storing `value` first when there is none (safe against concurrent callers). */
   getOrInsert(key: string, value: string): Promise<string>;
@@ -101,6 +108,8 @@ export interface Store {
   readonly items: ItemRepo;
   readonly activities: ActivityRepo;
   readonly settings: SettingsRepo;
+  /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
+  loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;
   /** Runs `fn` in one transaction; inside a transaction, joins it. Throwing rolls everything back. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** Resolves when the database answers. */

@@ -6,6 +6,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('organizations')
     .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull().unique())
+    // Changes whenever a collection, field or funnel of the organization changes: keys the schema cache.
+    .addColumn('schema_tag', 'varchar(32)', (c) => c.notNull().defaultTo(''))
     .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
     .execute();
 

@@ -2,6 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Collection, CollectionKind } from '../../domain/collections.ts';
 import type { CollectionRepo } from '../store.ts';
+import { bumpSchemaTag } from './schema-cache.ts';
 import type { CollectionsTable, Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 import { mapPage } from '../../domain/pagination.ts';
@@ -36,10 +37,12 @@ export function collectionRepo(db: Kysely<Database>): CollectionRepo {
   return {
     async insert(collection) {
       await db.insertInto('collections').values(toRow(collection)).execute();
+      await bumpSchemaTag(db, collection.orgId);
     },
     async update(collection) {
       const { id, org_id, ...rest } = toRow(collection);
       await db.updateTable('collections').set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
+      await bumpSchemaTag(db, org_id);
     },
     async find(orgId, idOrRef) {
       const rows = await byOrg(orgId)

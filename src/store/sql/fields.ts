@@ -2,6 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Cardinality, Field, FieldKind, FieldType } from '../../domain/fields.ts';
 import type { FieldRepo } from '../store.ts';
+import { bumpSchemaTag } from './schema-cache.ts';
 import type { Database, FieldsTable } from './schema.ts';
 
 const toField = (row: Selectable<FieldsTable>): Field => ({
@@ -48,14 +49,19 @@ export function fieldRepo(db: Kysely<Database>): FieldRepo {
 
   return {
     async insertMany(fields) {
-      if (fields.length > 0) await db.insertInto('fields').values(fields.map(toRow)).execute();
+      if (fields.length === 0) return;
+      await db.insertInto('fields').values(fields.map(toRow)).execute();
+      for (const orgId of new Set(fields.map((f) => f.orgId))) await bumpSchemaTag(db, orgId);
     },
     async update(field) {
       const { id, org_id, ...rest } = toRow(field);
       await db.updateTable('fields').set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
+      await bumpSchemaTag(db, org_id);
     },
     async delete(orgId, ids) {
-      if (ids.length > 0) await db.deleteFrom('fields').where('org_id', '=', orgId).where('id', 'in', ids).execute();
+      if (ids.length === 0) return;
+      await db.deleteFrom('fields').where('org_id', '=', orgId).where('id', 'in', ids).execute();
+      await bumpSchemaTag(db, orgId);
     },
     async find(orgId, collectionId, idOrRef) {
       const rows = await byOrg(orgId)

@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Funnel } from '../../domain/funnels.ts';
 import { mapPage } from '../../domain/pagination.ts';
 import type { FunnelRepo } from '../store.ts';
+import { bumpSchemaTag } from './schema-cache.ts';
 import type { Database, FunnelsTable } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 
@@ -29,13 +30,16 @@ export function funnelRepo(db: Kysely<Database>): FunnelRepo {
   return {
     async insert(funnel) {
       await db.insertInto('funnels').values(toRow(funnel)).execute();
+      await bumpSchemaTag(db, funnel.orgId);
     },
     async update(funnel) {
       const { id, org_id, ...rest } = toRow(funnel);
       await db.updateTable('funnels').set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
+      await bumpSchemaTag(db, org_id);
     },
     async delete(orgId, id) {
       await db.deleteFrom('funnels').where('org_id', '=', orgId).where('id', '=', id).execute();
+      await bumpSchemaTag(db, orgId);
     },
     async find(orgId, id) {
       const row = await byOrg(orgId).where('f.id', '=', id).executeTakeFirst();

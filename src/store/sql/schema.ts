@@ -1,9 +1,12 @@
+import type { Generated } from 'kysely';
+
 // Row shapes of the tables, as Kysely sees them. Booleans are 0/1 integers and timestamps ISO text on every
 // engine, so rows read back the same everywhere.
 
 export interface OrganizationsTable {
   id: string;
   name: string;
+  schema_tag: Generated<string>;
   created_at: string;
 }
 

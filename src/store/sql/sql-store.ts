@@ -1,7 +1,8 @@
 // The one Store implementation: repositories over a Kysely handle, which is either the database or the
 // transaction in progress.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Store } from '../store.ts';
+import type { SchemaParts, Store } from '../store.ts';
+import { SchemaCache } from './schema-cache.ts';
 import type { Database } from './schema.ts';
 import { organizationRepo } from './organizations.ts';
 import { apiKeyRepo } from './api-keys.ts';
@@ -33,6 +34,7 @@ export class SqlStore implements Store {
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
     private readonly inTransaction = false,
+    private readonly schemaCache = new SchemaCache(),
   ) {
     this.organizations = organizationRepo(db);
     this.apiKeys = apiKeyRepo(db);
@@ -46,7 +48,17 @@ export class SqlStore implements Store {
 
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn(this);
-    return this.db.transaction().execute((trx: Transaction<Database>) => fn(new SqlStore(trx, this.engine, true)));
+    return this.db.transaction().execute((trx: Transaction<Database>) => fn(new SqlStore(trx, this.engine, true, this.schemaCache)));
+  }
+
+  loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined> {
+    return this.schemaCache.get(this.db, orgId, collectionKey, async () => {
+      const collection = await this.collections.find(orgId, collectionKey);
+      if (!collection) return undefined;
+      const fields = await this.fields.listByCollection(orgId, collection.id);
+      const funnelIds = [...new Set(fields.flatMap((f) => (f.config.funnelId ? [f.config.funnelId] : [])))];
+      return { collection, fields, funnels: await this.funnels.findMany(orgId, funnelIds) };
+    });
   }
 
   async ping(): Promise<void> {
