@@ -104,7 +104,8 @@ async function main(): Promise<void> {
     const first = JSON.parse((await api('/v0/collections/people/items?limit=1')).text);
     const itemId = first.data[0].id as string;
     // Walk to a deep page with the largest pages, then ask for 20 there.
-    const deepTarget = Math.floor(size * 0.9);
+    // Page 5,000 of 20 (item 100,000) on the scale run; near the end on smaller datasets.
+    const deepTarget = Math.min(Math.floor(size * 0.9), 100_000);
     let cursor = '';
     for (let seen = 0; seen + 100 <= deepTarget; seen += 100) {
       cursor = JSON.parse((await api(`/v0/collections/people/items?limit=100${cursor && `&after=${cursor}`}`)).text).meta.cursors.next;
@@ -189,6 +190,9 @@ async function main(): Promise<void> {
         `${pad(r.name, 40)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.ratio * 100).toFixed(0).padStart(7)}% ${r.rss.toFixed(0).padStart(7)}`,
       );
     }
+    const page1 = rows.find((r) => r.name.startsWith('list 20, page 1'))!;
+    const deep = rows.find((r) => r.name.startsWith('list 20, deep page'))!;
+    console.log(`deep page / page 1: ${(deep.p50 / page1.p50).toFixed(2)}× p50, ${(page1.rps / deep.rps).toFixed(2)}× cost in req/s`);
   } finally {
     tycho.child.kill('SIGTERM');
     ceiling.child.kill('SIGTERM');

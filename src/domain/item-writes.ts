@@ -134,7 +134,9 @@ async function changeItem(
   checkRequired(schema, after);
   const next: Item = { ...item, values: after, updatedAt: now };
   await checkUnique(store, schema, next, changes);
-  await store.items.update(next, indexEntries(schema.fields, after));
+  // Only the fields the request touched get new index entries.
+  const touched = changes.map((c) => c.field);
+  await store.items.update(next, indexEntries(touched, after), touched.map((f) => f.id));
   await syncTwoWay(store, next, schema.collection.ref, schema.fields, before, after, now);
   return next;
 }
