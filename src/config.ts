@@ -36,7 +36,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   return Object.freeze({
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
-    database: parseDatabaseUrl(databaseUrl, cwd),
+    database: parseDatabaseUrl(databaseUrl, cwd, integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000)),
     databaseUrl,
     apiKey: apiKey(env.TYCHO_API_KEY),
     logLevel: logLevel(env.LOG_LEVEL),
@@ -44,9 +44,14 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   });
 }
 
-export function parseDatabaseUrl(url: string, cwd: string): DatabaseLocation {
+export function parseDatabaseUrl(url: string, cwd: string, poolSize = 10): DatabaseLocation {
   if (/^postgres(ql)?:\/\//i.test(url)) {
-    throw new ConfigError('DATABASE_URL', 'names PostgreSQL, which is not yet supported; use a SQLite file path or a file: URL');
+    try {
+      new URL(url);
+    } catch {
+      throw new ConfigError('DATABASE_URL', `"${url}" is not a valid postgres:// URL`);
+    }
+    return { engine: 'postgres', url, poolSize };
   }
   if (url === ':memory:' || url === 'file::memory:') return { engine: 'sqlite', path: ':memory:' };
   if (/^file:/i.test(url)) {

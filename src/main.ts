@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { AppError } from './domain/errors.ts';
-import { openRuntime } from './runtime.ts';
+import { DatabaseOpenError, openRuntime } from './runtime.ts';
 import { keysCreate, keysList, keysRevoke, orgsList } from './cli.ts';
 
 const USAGE = `Usage: tycho <command>
@@ -123,11 +123,19 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  let config: Config;
   try {
-    return await command(loadConfig(process.env));
+    config = loadConfig(process.env);
   } catch (error) {
-    if (error instanceof ConfigError) console.error(`tycho: configuration error: ${error.message}`);
-    else if (error instanceof AppError) console.error(`tycho: ${error.detail ?? error.code}`);
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`tycho: configuration error: ${error.message}`);
+    return 1;
+  }
+  try {
+    return await command(config);
+  } catch (error) {
+    if (error instanceof AppError) console.error(`tycho: ${error.detail ?? error.code}`);
+    else if (error instanceof DatabaseOpenError) console.error(`tycho: cannot open the database at DATABASE_URL (${config.databaseUrl}): ${error.message}`);
     else throw error;
     return 1;
   }

@@ -16,8 +16,16 @@ export interface Runtime {
 }
 
 /** `firstKey`: make a key when the database is new (the server does; CLI commands make their own). */
+/** The database could not be opened or migrated; the message says why. */
+export class DatabaseOpenError extends Error {}
+
 export async function openRuntime(config: Config, options: { firstKey?: boolean } = {}): Promise<Runtime> {
-  const store = await openStore(config.database);
+  let store: Store;
+  try {
+    store = await openStore(config.database);
+  } catch (error) {
+    throw new DatabaseOpenError((error as Error).message || String(error));
+  }
   try {
     const cursorSecret = await store.settings.getOrInsert('cursor_secret', randomBytes(32).toString('hex'));
     const { organization, created } = await ensureOrganization(store, DEFAULT_ORG_NAME);

@@ -93,7 +93,7 @@ export async function ensureApiKey(store: Store, orgId: string, token: string, c
     };
     await tx.apiKeys.insert(key);
     return key;
-  });
+  }, `api-key:${hashToken(token)}`);
 }
 
 /** The principal a bearer token stands for, or null when it is unknown or revoked. */

@@ -72,7 +72,7 @@ export async function createField(
     }
     await tx.fields.insertMany([field!]);
     return (await describeFields(tx, orgId, [field!]))[0]!;
-  });
+  }, orgId);
 }
 
 export async function findField(store: Store, orgId: string, collectionKey: string, fieldKey: string): Promise<Field> {
@@ -99,7 +99,7 @@ export async function updateField(
     const field = await findField(tx, orgId, collectionKey, fieldKey);
     const updated = await applyFieldChanges(tx, field, input, clock);
     return (await describeFields(tx, orgId, [updated]))[0]!;
-  });
+  }, orgId);
 }
 
 export async function deleteField(store: Store, orgId: string, collectionKey: string, fieldKey: string): Promise<void> {
@@ -116,5 +116,5 @@ export async function deleteField(store: Store, orgId: string, collectionKey: st
     const doomed = [field.id, ...(field.config.reverseFieldIds ?? [])];
     await removeFieldValues(tx, orgId, doomed);
     await tx.fields.delete(orgId, doomed);
-  });
+  }, orgId);
 }

@@ -91,7 +91,7 @@ export async function createCollection(
   const spec: CollectionSpec = { name: checkName(input.name) };
   if (input.description !== undefined) spec.description = checkDescription(input.description);
   if (input.icon_name !== undefined) spec.iconName = checkIcon(input.icon_name);
-  return store.transaction((tx) => createCollectionWithFields(tx, orgId, spec, clock));
+  return store.transaction((tx) => createCollectionWithFields(tx, orgId, spec, clock), orgId);
 }
 
 export async function updateCollection(
@@ -109,7 +109,7 @@ export async function updateCollection(
     if (patch.icon_name !== undefined) next.iconName = checkIcon(patch.icon_name);
     await tx.collections.update(next);
     return { collection: next, fields: await describeFields(tx, orgId, await tx.fields.listByCollection(orgId, next.id)) };
-  });
+  }, orgId);
 }
 
 /** The organization's collection with that id or ref; anything else (another tenant's included) is 404. */

@@ -107,7 +107,7 @@ export async function updateFunnel(
     }
     await tx.funnels.update(next);
     return next;
-  });
+  }, orgId);
 }
 
 export async function deleteFunnel(store: Store, orgId: string, id: string): Promise<void> {
@@ -121,7 +121,7 @@ export async function deleteFunnel(store: Store, orgId: string, id: string): Pro
       );
     }
     await tx.funnels.delete(orgId, id);
-  });
+  }, orgId);
 }
 
 function checkFunnelName(name: string): string {

@@ -37,7 +37,7 @@ export async function createItem(store: Store, principal: Principal, collectionK
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
     const changes = parseValueMap(schema, input.values);
     return { item: await insertItem(tx, principal, schema, changes, timestamp(clock)), schema };
-  });
+  }, principal.orgId);
 }
 
 export async function updateItem(
@@ -54,7 +54,7 @@ export async function updateItem(
     const item = await findItem(tx, schema, id);
     const changes = parseValueMap(schema, input.values);
     return { item: await changeItem(tx, schema, item, changes, strategies, timestamp(clock)), schema };
-  });
+  }, principal.orgId);
 }
 
 export async function deleteItem(store: Store, principal: Principal, collectionKey: string, id: string): Promise<void> {
@@ -63,7 +63,7 @@ export async function deleteItem(store: Store, principal: Principal, collectionK
     const item = await findItem(tx, schema, id);
     await tx.items.delete(principal.orgId, item.id);
     await removeRelationsTo(tx, principal.orgId, item.id);
-  });
+  }, principal.orgId);
 }
 
 /** Finds the item holding any identifier value: none → create, one → update, several → 409. */
@@ -98,7 +98,7 @@ export async function upsertItem(
     }
     const item = await findItem(tx, schema, [...matches][0]!);
     return { item: await changeItem(tx, schema, item, changes, strategies, now), schema, created: false };
-  });
+  }, principal.orgId);
 }
 
 async function insertItem(store: Store, principal: Principal, schema: CollectionSchema, changes: FieldChange[], now: string): Promise<Item> {

@@ -39,5 +39,5 @@ export async function ensureOrganization(
       await createCollectionWithFields(tx, organization.id, spec, clock);
     }
     return { organization, created: true };
-  });
+  }, `organization-name:${orgName}`);
 }

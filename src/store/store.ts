@@ -110,8 +110,12 @@ export interface Store {
   readonly settings: SettingsRepo;
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;
-  /** Runs `fn` in one transaction; inside a transaction, joins it. Throwing rolls everything back. */
-  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction; inside a transaction, joins it. Throwing rolls everything back.
+   * Transactions naming the same `serializeOn` key (an organization id) run one after another, across
+   * processes: read-check-write sequences such as upserts and unique checks cannot interleave.
+   */
+  transaction<T>(fn: (tx: Store) => Promise<T>, serializeOn?: string): Promise<T>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -154,11 +154,12 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
       assert.doesNotMatch(result.stdout, LISTENING);
     });
 
-    it('exits 1 saying PostgreSQL is not yet supported', async () => {
-      const result = await run(['keys', 'list'], { DATABASE_URL: 'postgres://localhost/x' });
+    it('exits 1 naming DATABASE_URL when the PostgreSQL database cannot be opened', async () => {
+      const result = await run(['keys', 'list'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' });
       assert.equal(result.code, 1, result.stderr);
-      assert.match(result.stderr, /not yet supported/);
+      assert.match(result.stderr, /cannot open the database/);
       assert.match(result.stderr, /DATABASE_URL/);
+      assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
     });
   });
 

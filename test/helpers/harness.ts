@@ -1,6 +1,7 @@
 // Test harness: a fresh app and store per suite (in-memory SQLite; other engines join ENGINES when they
 // exist), a known API key, and a request helper that returns status, headers and parsed JSON.
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApiKey } from '../../src/domain/api-keys.ts';
@@ -9,8 +10,30 @@ import type { Clock } from '../../src/domain/clock.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import type { Store } from '../../src/store/store.ts';
 
-export const ENGINES = ['sqlite'] as const;
-export type EngineName = (typeof ENGINES)[number];
+export type EngineName = 'sqlite' | 'postgres';
+
+/** SQLite always; PostgreSQL too when TEST_DATABASE_URL names a server (each harness gets its own database). */
+export const ENGINES: EngineName[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/** A new, empty PostgreSQL database on the TEST_DATABASE_URL server, and how to drop it. */
+export async function throwawayPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = process.env.TEST_DATABASE_URL;
+  if (!admin) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `tycho_t_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`create database ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
+}
 
 export const TEST_KEY = 'tycho_test_key_0123456789abcdef';
 
@@ -50,10 +73,11 @@ export interface Harness {
 let orgCounter = 0;
 
 export async function createHarness(
-  _engine: EngineName = 'sqlite',
+  engine: EngineName = 'sqlite',
   options: { clock?: Clock; env?: Record<string, string> } = {},
 ): Promise<Harness> {
-  const config = loadConfig({ DATABASE_URL: ':memory:', TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', ...options.env });
+  const database = engine === 'postgres' ? await throwawayPostgres() : undefined;
+  const config = loadConfig({ DATABASE_URL: database?.url ?? ':memory:', TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', ...options.env });
   const runtime = await openRuntime(config);
   const app = await buildApp({
     store: runtime.store,
@@ -104,6 +128,7 @@ export async function createHarness(
     async close() {
       await app.close();
       await runtime.store.close();
+      await database?.drop();
     },
   };
 }

@@ -444,7 +444,7 @@ for (const engine of ENGINES) {
       // answers, so the ten requests interleave between lookup and insert unless the store isolates them.
       const original = h.store.transaction;
       const slowed = new WeakSet<object>();
-      (h.store as any).transaction = (fn: (tx: Store) => Promise<unknown>) =>
+      (h.store as any).transaction = (fn: (tx: Store) => Promise<unknown>, ...rest: [string?]) =>
         original.call(h.store, (tx: Store) => {
           if (!slowed.has(tx.items)) {
             slowed.add(tx.items);
@@ -456,7 +456,7 @@ for (const engine of ENGINES) {
             };
           }
           return fn(tx);
-        });
+        }, ...rest);
       let responses;
       try {
         responses = await Promise.all(

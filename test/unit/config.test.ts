@@ -108,10 +108,15 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ TYCHO_API_KEY: 'x'.repeat(256) }, CWD).apiKey, 'x'.repeat(256));
   });
 
-  it('rejects PostgreSQL as not yet supported, and other schemes, naming DATABASE_URL', () => {
+  it('selects PostgreSQL for postgres:// URLs with the pool size of DATABASE_POOL_SIZE', () => {
     for (const url of ['postgres://localhost/x', 'postgresql://user:pw@db:5432/tycho', 'POSTGRES://x/y']) {
-      assertRejects({ DATABASE_URL: url }, 'DATABASE_URL', /not yet supported/);
+      assert.deepEqual(loadConfig({ DATABASE_URL: url }, CWD).database, { engine: 'postgres', url, poolSize: 10 });
     }
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://h/db', DATABASE_POOL_SIZE: '3' }, CWD).database, { engine: 'postgres', url: 'postgres://h/db', poolSize: 3 });
+    assertRejects({ DATABASE_URL: 'postgres://h/db', DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE');
+  });
+
+  it('rejects other schemes, naming DATABASE_URL', () => {
     for (const url of ['mysql://localhost/x', 'http://example.com/db.sqlite', 'file:']) assertRejects({ DATABASE_URL: url }, 'DATABASE_URL');
   });
 

@@ -1,27 +1,28 @@
 // Items (one row each, values as a JSON document) and the value index every filter, sort and unique check
 // runs on.
 import { sql, type Kysely } from 'kysely';
+import type { ColumnTypes } from './column-types.ts';
 
-export async function up(db: Kysely<unknown>): Promise<void> {
+export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
   await db.schema
     .createTable('items')
-    .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
-    .addColumn('org_id', 'varchar(32)', (c) => c.notNull().references('organizations.id'))
-    .addColumn('collection_id', 'varchar(32)', (c) => c.notNull().references('collections.id'))
-    .addColumn('doc', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
-    .addColumn('updated_at', 'varchar(32)', (c) => c.notNull())
+    .addColumn('id', t.text, (c) => c.primaryKey())
+    .addColumn('org_id', t.text, (c) => c.notNull().references('organizations.id'))
+    .addColumn('collection_id', t.text, (c) => c.notNull().references('collections.id'))
+    .addColumn('doc', t.text, (c) => c.notNull())
+    .addColumn('created_at', t.text, (c) => c.notNull())
+    .addColumn('updated_at', t.text, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('items_collection_id').on('items').columns(['collection_id', 'id']).execute();
 
   await db.schema
     .createTable('item_values')
-    .addColumn('item_id', 'varchar(32)', (c) => c.notNull().references('items.id').onDelete('cascade'))
-    .addColumn('field_id', 'varchar(32)', (c) => c.notNull())
-    .addColumn('position', 'integer', (c) => c.notNull())
-    .addColumn('key_text', 'text')
-    .addColumn('key_rev', 'text')
-    .addColumn('key_num', 'double precision')
+    .addColumn('item_id', t.text, (c) => c.notNull().references('items.id').onDelete('cascade'))
+    .addColumn('field_id', t.text, (c) => c.notNull())
+    .addColumn('position', t.integer, (c) => c.notNull())
+    .addColumn('key_text', t.text)
+    .addColumn('key_rev', t.text)
+    .addColumn('key_num', t.float)
     .addPrimaryKeyConstraint('item_values_pk', ['item_id', 'field_id', 'position'])
     .execute();
   // Partial: each value has either a text or a number key, and only text-like values have a suffix key.

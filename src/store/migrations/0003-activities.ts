@@ -1,26 +1,27 @@
 // The activity feed: one row per activity with its constituents as JSON, and one index row per constituent
 // so the feed of a single entity is an index range scan.
 import type { Kysely } from 'kysely';
+import type { ColumnTypes } from './column-types.ts';
 
-export async function up(db: Kysely<unknown>): Promise<void> {
+export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
   await db.schema
     .createTable('activities')
-    .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
-    .addColumn('org_id', 'varchar(32)', (c) => c.notNull().references('organizations.id'))
-    .addColumn('type', 'varchar(64)', (c) => c.notNull())
-    .addColumn('occurred_at', 'varchar(32)', (c) => c.notNull())
-    .addColumn('constituents', 'text', (c) => c.notNull())
+    .addColumn('id', t.text, (c) => c.primaryKey())
+    .addColumn('org_id', t.text, (c) => c.notNull().references('organizations.id'))
+    .addColumn('type', t.text, (c) => c.notNull())
+    .addColumn('occurred_at', t.text, (c) => c.notNull())
+    .addColumn('constituents', t.text, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('activities_org_time').on('activities').columns(['org_id', 'occurred_at', 'id']).execute();
 
   await db.schema
     .createTable('activity_entities')
-    .addColumn('activity_id', 'varchar(32)', (c) => c.notNull().references('activities.id').onDelete('cascade'))
-    .addColumn('org_id', 'varchar(32)', (c) => c.notNull())
-    .addColumn('entity_type', 'varchar(32)', (c) => c.notNull())
-    .addColumn('entity_id', 'varchar(64)', (c) => c.notNull())
-    .addColumn('relation', 'varchar(16)', (c) => c.notNull())
-    .addColumn('occurred_at', 'varchar(32)', (c) => c.notNull())
+    .addColumn('activity_id', t.text, (c) => c.notNull().references('activities.id').onDelete('cascade'))
+    .addColumn('org_id', t.text, (c) => c.notNull())
+    .addColumn('entity_type', t.text, (c) => c.notNull())
+    .addColumn('entity_id', t.text, (c) => c.notNull())
+    .addColumn('relation', t.text, (c) => c.notNull())
+    .addColumn('occurred_at', t.text, (c) => c.notNull())
     .execute();
   await db.schema
     .createIndex('activity_entities_lookup')

@@ -1,18 +1,23 @@
 // The ordered list of schema migrations. Append only: a released migration is never edited.
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { ColumnTypes } from './column-types.ts';
 import * as foundation from './0001-foundation.ts';
 import * as items from './0002-items.ts';
 import * as activities from './0003-activities.ts';
 
-const MIGRATIONS: Record<string, Migration> = {
+type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
+
+const MIGRATIONS: Record<string, Step> = {
   '0001-foundation': foundation,
   '0002-items': items,
   '0003-activities': activities,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
-
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {
+  const migrations = Object.fromEntries(
+    Object.entries(MIGRATIONS).map(([name, step]): [string, Migration] => [name, { up: (db) => step.up(db, types) }]),
+  );
+  const provider: MigrationProvider = { getMigrations: async () => migrations };
   const { error } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) throw error;
 }

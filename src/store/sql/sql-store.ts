@@ -16,6 +16,11 @@ import { activityRepo } from './activities.ts';
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
   readonly name: string;
+  /**
+   * Makes other transactions that ask for the same key wait until this one ends, in every process sharing the
+   * database. (SQLite's write transactions already exclude each other.)
+   */
+  serialize(db: Kysely<Database>, key: string): Promise<void>;
   /** Releases connections and files. */
   close(): Promise<void>;
 }
@@ -46,9 +51,12 @@ export class SqlStore implements Store {
     this.settings = settingsRepo(db);
   }
 
-  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: Store) => Promise<T>, serializeOn?: string): Promise<T> {
     if (this.inTransaction) return fn(this);
-    return this.db.transaction().execute((trx: Transaction<Database>) => fn(new SqlStore(trx, this.engine, true, this.schemaCache)));
+    return this.db.transaction().execute(async (trx: Transaction<Database>) => {
+      if (serializeOn !== undefined) await this.engine.serialize(trx, serializeOn);
+      return fn(new SqlStore(trx, this.engine, true, this.schemaCache));
+    });
   }
 
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined> {

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
 import { migrateToLatest } from '../migrations/index.ts';
+import { SQLITE_TYPES } from '../migrations/column-types.ts';
 import { SqlStore, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
 import type { Store } from '../store.ts';
@@ -62,10 +63,10 @@ export async function openSqlite(path: string): Promise<Store> {
   // Without statistics SQLite may build throw-away indexes for correlated probes instead of using ours.
   database.pragma('automatic_index = off');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database) });
-  // Kysely's destroy() closes the better-sqlite3 handle itself.
-  const engine: Engine = { name: 'sqlite', close: async () => {} };
+  // Kysely's destroy() closes the better-sqlite3 handle itself; BEGIN IMMEDIATE already serialises writers.
+  const engine: Engine = { name: 'sqlite', serialize: async () => {}, close: async () => {} };
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db, SQLITE_TYPES);
   } catch (error) {
     await db.destroy();
     throw error;

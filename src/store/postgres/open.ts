@@ -1,0 +1,87 @@
+// PostgreSQL: a pg pool shared by the process; many processes may share the database. Writers of one
+// organization are serialised with transaction-scoped advisory locks, and a database that cannot be reached
+// surfaces as 503 rather than as an internal error.
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql, type DatabaseConnection, type Driver, type QueryResult, type CompiledQuery } from 'kysely';
+import { AppError } from '../../domain/errors.ts';
+import { migrateToLatest } from '../migrations/index.ts';
+import { POSTGRES_TYPES } from '../migrations/column-types.ts';
+import { SqlStore, type Engine } from '../sql/sql-store.ts';
+import type { Database } from '../sql/schema.ts';
+import type { Store } from '../store.ts';
+
+// COUNT(*) and other int8 results fit in a JavaScript number for every count Tycho makes.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+/** Connection-level failures: the database is down, restarting or unreachable — not a bug in the request. */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+
+export function isUnavailable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return (
+    (typeof e?.code === 'string' && UNAVAILABLE_CODES.has(e.code)) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? '')
+  );
+}
+
+const unavailable = () => new AppError('service_unavailable', 'The service is temporarily unavailable; retry later.');
+
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw isUnavailable(error) ? unavailable() : error;
+  }
+}
+
+/** Wraps the driver so that connection failures become 503 at the store boundary. */
+function guardDriver(driver: Driver): Driver {
+  const guardConnection = (connection: DatabaseConnection): DatabaseConnection => ({
+    executeQuery: <R>(query: CompiledQuery) => guarded<QueryResult<R>>(() => connection.executeQuery<R>(query)),
+    streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+  });
+  const connections = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  const unwrap = (c: DatabaseConnection) => connections.get(c) ?? c;
+  return {
+    init: () => guarded(() => driver.init()),
+    acquireConnection: async () => {
+      const inner = await guarded(() => driver.acquireConnection());
+      const outer = guardConnection(inner);
+      connections.set(outer, inner);
+      return outer;
+    },
+    beginTransaction: (c, settings) => guarded(() => driver.beginTransaction(unwrap(c), settings)),
+    commitTransaction: (c) => guarded(() => driver.commitTransaction(unwrap(c))),
+    rollbackTransaction: (c) => guarded(() => driver.rollbackTransaction(unwrap(c))),
+    releaseConnection: (c) => driver.releaseConnection(unwrap(c)),
+    destroy: () => driver.destroy(),
+  };
+}
+
+class GuardedPostgresDialect extends PostgresDialect {
+  override createDriver(): Driver {
+    return guardDriver(super.createDriver());
+  }
+}
+
+export async function openPostgres(url: string, poolSize: number): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new GuardedPostgresDialect({ pool }) });
+  const engine: Engine = {
+    name: 'postgres',
+    serialize: async (trx, key) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+    },
+    // Kysely's destroy() ends the pool.
+    close: async () => {},
+  };
+  try {
+    await migrateToLatest(db, POSTGRES_TYPES);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return new SqlStore(db, engine);
+}
