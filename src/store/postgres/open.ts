@@ -66,8 +66,10 @@ class GuardedPostgresDialect extends PostgresDialect {
 
 export async function openPostgres(url: string, poolSize: number): Promise<Store> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 });
-  // An idle client losing its connection must not crash the process; the next query reconnects.
+  // A client losing its connection must not crash the process: the query in flight fails (503), the pool
+  // drops the client, and the next query connects afresh.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new GuardedPostgresDialect({ pool }) });
   const engine: Engine = {
     name: 'postgres',

@@ -1,0 +1,86 @@
+// PostgreSQL going away and coming back: requests answer 503 (with the seed's detail) while the database is
+// unreachable, /readyz fails, and service resumes on its own when it returns — no restart.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openRuntime, type Runtime } from '../../src/runtime.ts';
+import { TEST_KEY, throwawayPostgres } from '../helpers/harness.ts';
+
+/** A TCP proxy in front of PostgreSQL that can be cut (closing every connection) and restored. */
+function proxy(target: URL) {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | undefined;
+  let port = 0;
+  const open = () =>
+    new Promise<number>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => s.destroy());
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => {
+        port = (server!.address() as net.AddressInfo).port;
+        resolve(port);
+      });
+    });
+  const cut = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server!.close(() => resolve());
+    });
+  return { open, cut };
+}
+
+describe('database outage (postgres)', { skip: !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL is not set' }, () => {
+  let database: Awaited<ReturnType<typeof throwawayPostgres>>;
+  let runtime: Runtime;
+  let app: FastifyInstance;
+  let link: ReturnType<typeof proxy>;
+  const get = (url: string) => app.inject({ url, headers: { authorization: `Bearer ${TEST_KEY}` } });
+
+  before(async () => {
+    database = await throwawayPostgres();
+    const target = new URL(database.url);
+    link = proxy(target);
+    const port = await link.open();
+    const viaProxy = new URL(database.url);
+    viaProxy.host = `127.0.0.1:${port}`;
+    runtime = await openRuntime(loadConfig({ DATABASE_URL: viaProxy.toString(), TYCHO_API_KEY: TEST_KEY, DATABASE_POOL_SIZE: '2' }));
+    app = await buildApp({ store: runtime.store, cursorSecret: runtime.cursorSecret, logLevel: 'silent' });
+    await app.ready();
+  });
+  after(async () => {
+    await app.close();
+    await runtime.store.close();
+    await link.cut();
+    await database.drop();
+  });
+
+  it('answers 503 with a retry-later detail while the database is unreachable, then recovers by itself', async () => {
+    assert.equal((await get('/v0/collections')).statusCode, 200);
+    await link.cut();
+    const down = await get('/v0/collections');
+    assert.equal(down.statusCode, 503);
+    const error = JSON.parse(down.body).errors[0];
+    assert.equal(error.title, 'Service Unavailable');
+    assert.match(error.detail, /temporarily unavailable.*retry later/i);
+    assert.equal((await app.inject({ url: '/readyz' })).statusCode, 503);
+    assert.equal((await app.inject({ url: '/healthz' })).statusCode, 200);
+
+    await link.open();
+    let status = 0;
+    for (let attempt = 0; attempt < 20 && status !== 200; attempt++) {
+      status = (await get('/v0/collections')).statusCode;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(status, 200);
+    assert.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
+  });
+});
