@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   const buildSeconds = (Date.now() - started) / 1000;
   await store.close();
 
-  const tycho = await start(['bin/tycho.mjs', 'serve'], { DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY }, /listening on (http:\/\/\S+?) /);
+  const tycho = await start(['bin/tycho.mjs', 'serve'], { DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off' }, /listening on (http:\/\/\S+?) /);
   const ceiling = await start(['--import', 'tsx', 'bench/ceiling.ts'], {}, /ceiling listening on (http:\/\/\S+)/);
   const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
   const api = async (path: string, init: RequestInit = {}) => {

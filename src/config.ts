@@ -17,6 +17,10 @@ export interface Config {
   readonly apiKey: string | undefined;
   readonly logLevel: LogLevel;
   readonly bodyLimit: number;
+  /** Requests per second per organization; undefined when rate limiting is off. */
+  readonly rateLimits: { reads: number; writes: number } | undefined;
+  /** Shared rate-limit counters for several processes; in-process counters without it. */
+  readonly redisUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -41,6 +45,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     apiKey: apiKey(env.TYCHO_API_KEY),
     logLevel: logLevel(env.LOG_LEVEL),
     bodyLimit: integer(env, 'TYCHO_BODY_LIMIT', DEFAULT_BODY_LIMIT, 1024, 1024 * 1024 * 1024),
+    rateLimits: rateLimits(env),
+    redisUrl: redisUrl(env.REDIS_URL),
   });
 }
 
@@ -76,6 +82,21 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+/** RATE_LIMITS=off switches limiting off; RATE_LIMIT_READS / RATE_LIMIT_WRITES set the budgets per second. */
+function rateLimits(env: Env): Config['rateLimits'] {
+  const mode = nonEmpty(env.RATE_LIMITS)?.toLowerCase() ?? 'on';
+  if (mode !== 'on' && mode !== 'off') throw new ConfigError('RATE_LIMITS', `must be "on" or "off", got "${env.RATE_LIMITS}"`);
+  if (mode === 'off') return undefined;
+  return { reads: integer(env, 'RATE_LIMIT_READS', 100, 1, 1_000_000), writes: integer(env, 'RATE_LIMIT_WRITES', 25, 1, 1_000_000) };
+}
+
+function redisUrl(raw: string | undefined): string | undefined {
+  const value = nonEmpty(raw);
+  if (value === undefined) return undefined;
+  if (!/^rediss?:\/\/./i.test(value)) throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL, got "${value}"`);
+  return value;
 }
 
 function apiKey(raw: string | undefined): string | undefined {

@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, openRuntime } from './runtime.ts';
 import { keysCreate, keysList, keysRevoke, orgsList } from './cli.ts';
+import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 
 const USAGE = `Usage: tycho <command>
 
@@ -79,11 +80,15 @@ function commandFor(argv: string[]): Command | 'help' {
 
 async function serve(config: Config): Promise<number> {
   const runtime = await openRuntime(config, { firstKey: true });
+  const counter = config.redisUrl
+    ? redisCounter(config.redisUrl, (error) => console.error(`tycho: rate-limit counters in Redis unavailable: ${(error as Error).message}`))
+    : memoryCounter();
   const app = await buildApp({
     store: runtime.store,
     cursorSecret: runtime.cursorSecret,
     bodyLimit: config.bodyLimit,
     logLevel: config.logLevel,
+    ...(config.rateLimits ? { rateLimits: { ...config.rateLimits, counter } } : {}),
   });
   let stopped!: (code: number) => void;
   const done = new Promise<number>((resolve) => (stopped = resolve));
@@ -94,6 +99,7 @@ async function serve(config: Config): Promise<number> {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await app.close();
     await runtime.store.close();
+    await counter.close();
     stopped(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -11,7 +11,7 @@ function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: s
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/tycho.mjs', 'serve'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY },
+      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createApiKey } from '../../src/domain/api-keys.ts';
 import { ensureOrganization } from '../../src/domain/organizations.ts';
 import type { Clock } from '../../src/domain/clock.ts';
+import type { RateLimits } from '../../src/http/plugins/rate-limit.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import type { Store } from '../../src/store/store.ts';
 
@@ -74,7 +75,7 @@ let orgCounter = 0;
 
 export async function createHarness(
   engine: EngineName = 'sqlite',
-  options: { clock?: Clock; env?: Record<string, string> } = {},
+  options: { clock?: Clock; env?: Record<string, string>; rateLimits?: RateLimits } = {},
 ): Promise<Harness> {
   const database = engine === 'postgres' ? await throwawayPostgres() : undefined;
   const config = loadConfig({ DATABASE_URL: database?.url ?? ':memory:', TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', ...options.env });
@@ -85,6 +86,7 @@ export async function createHarness(
     bodyLimit: config.bodyLimit,
     logLevel: 'silent',
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
   });
   await app.ready();
 
