@@ -11,6 +11,7 @@ import type { LogLevel } from './config.ts';
 import { registerErrorHandling, sendError, toAppError } from './http/plugins/error-handler.ts';
 import { registerRequestContext, requestIdOf } from './http/plugins/request-context.ts';
 import { registerAuth } from './http/plugins/auth.ts';
+import type { JwtVerifier } from './domain/jwt.ts';
 import { registerRateLimit, type RateLimits } from './http/plugins/rate-limit.ts';
 import { schemaCompilers } from './http/schema-compilers.ts';
 import { createListing } from './http/pagination.ts';
@@ -30,6 +31,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Per-organization budgets; no limiting without them. */
   rateLimits?: RateLimits;
+  /** Accepts bearer JWTs besides API keys. */
+  jwt?: JwtVerifier;
 }
 
 const QUERY_OPTIONS = { depth: 5, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false } as const;
@@ -68,7 +71,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   await app.register(
     async (v0) => {
-      registerAuth(v0, options.store);
+      registerAuth(v0, options.store, options.jwt);
       if (options.rateLimits) registerRateLimit(v0, options.rateLimits);
       await v0.register(collectionRoutes, deps);
       await v0.register(fieldRoutes, deps);

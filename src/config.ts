@@ -2,7 +2,9 @@
 // process with a message that names the variable.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { checkTokenShape } from './domain/api-keys.ts';
+import type { JwtSettings } from './domain/jwt.ts';
 import type { DatabaseLocation } from './store/open-store.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -21,6 +23,8 @@ export interface Config {
   readonly rateLimits: { reads: number; writes: number } | undefined;
   /** Shared rate-limit counters for several processes; in-process counters without it. */
   readonly redisUrl: string | undefined;
+  /** Bearer JWTs are accepted when one of secret, public key file or JWKS file is set. */
+  readonly jwt: JwtSettings;
 }
 
 export class ConfigError extends Error {
@@ -47,6 +51,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     bodyLimit: integer(env, 'TYCHO_BODY_LIMIT', DEFAULT_BODY_LIMIT, 1024, 1024 * 1024 * 1024),
     rateLimits: rateLimits(env),
     redisUrl: redisUrl(env.REDIS_URL),
+    jwt: jwtSettings(env),
   });
 }
 
@@ -97,6 +102,28 @@ function redisUrl(raw: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!/^rediss?:\/\/./i.test(value)) throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL, got "${value}"`);
   return value;
+}
+
+function jwtSettings(env: Env): JwtSettings {
+  const settings: JwtSettings = {};
+  const secret = nonEmpty(env.JWT_SECRET);
+  if (secret !== undefined) {
+    if (secret.length < 32) throw new ConfigError('JWT_SECRET', 'must be at least 32 characters long (HS256 key)');
+    settings.secret = secret;
+  }
+  for (const [variable, property] of [['JWT_PUBLIC_KEY_FILE', 'publicKeyFile'], ['JWT_JWKS_FILE', 'jwksFile']] as const) {
+    const path = nonEmpty(env[variable]);
+    if (path === undefined) continue;
+    if (!existsSync(path)) throw new ConfigError(variable, `names "${path}", which does not exist`);
+    settings[property] = path;
+  }
+  const given = [settings.secret, settings.publicKeyFile, settings.jwksFile].filter((v) => v !== undefined).length;
+  if (given > 1) throw new ConfigError('JWT_SECRET', 'JWT_SECRET, JWT_PUBLIC_KEY_FILE and JWT_JWKS_FILE are alternatives; set one');
+  const issuer = nonEmpty(env.JWT_ISSUER);
+  const audience = nonEmpty(env.JWT_AUDIENCE);
+  if (issuer !== undefined) settings.issuer = issuer;
+  if (audience !== undefined) settings.audience = audience;
+  return settings;
 }
 
 function apiKey(raw: string | undefined): string | undefined {

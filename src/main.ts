@@ -5,6 +5,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, openRuntime } from './runtime.ts';
+import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
 import { keysCreate, keysList, keysRevoke, orgsList } from './cli.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 
@@ -80,6 +81,13 @@ function commandFor(argv: string[]): Command | 'help' {
 
 async function serve(config: Config): Promise<number> {
   const runtime = await openRuntime(config, { firstKey: true });
+  let jwt: JwtVerifier | undefined;
+  try {
+    jwt = await createJwtVerifier(config.jwt);
+  } catch (error) {
+    await runtime.store.close();
+    throw new ConfigError(config.jwt.jwksFile ? 'JWT_JWKS_FILE' : 'JWT_PUBLIC_KEY_FILE', `cannot be used: ${(error as Error).message}`);
+  }
   const counter = config.redisUrl
     ? redisCounter(config.redisUrl, (error) => console.error(`tycho: rate-limit counters in Redis unavailable: ${(error as Error).message}`))
     : memoryCounter();
@@ -89,6 +97,7 @@ async function serve(config: Config): Promise<number> {
     bodyLimit: config.bodyLimit,
     logLevel: config.logLevel,
     ...(config.rateLimits ? { rateLimits: { ...config.rateLimits, counter } } : {}),
+    ...(jwt ? { jwt } : {}),
   });
   let stopped!: (code: number) => void;
   const done = new Promise<number>((resolve) => (stopped = resolve));
@@ -141,6 +150,7 @@ async function main(argv: string[]): Promise<number> {
     return await command(config);
   } catch (error) {
     if (error instanceof AppError) console.error(`tycho: ${error.detail ?? error.code}`);
+    else if (error instanceof ConfigError) console.error(`tycho: configuration error: ${error.message}`);
     else if (error instanceof DatabaseOpenError) console.error(`tycho: cannot open the database at DATABASE_URL (${config.databaseUrl}): ${error.message}`);
     else throw error;
     return 1;

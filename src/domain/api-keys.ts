@@ -23,8 +23,9 @@ export type Scope = 'read' | 'write';
 /** Who a request acts for: resolved once by authentication, then passed to every use case. */
 export interface Principal {
   orgId: string;
-  keyId: string;
   scope: Scope;
+  /** The actor activities record: the API key (`api_key`) or the JWT's subject (`jwt_subject`). */
+  actor: { id: string; type: 'api_key' | 'jwt_subject' };
 }
 
 const TOKEN_PREFIX = 'tycho_';
@@ -102,7 +103,7 @@ export async function authenticate(store: Store, token: string): Promise<Princip
   const key = await store.apiKeys.findByHash(hash);
   if (!key || key.revokedAt !== null) return null;
   if (!timingSafeEqual(Buffer.from(key.hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
-  return { orgId: key.orgId, keyId: key.id, scope: key.readOnly ? 'read' : 'write' };
+  return { orgId: key.orgId, scope: key.readOnly ? 'read' : 'write', actor: { id: key.id, type: 'api_key' } };
 }
 
 export async function revokeApiKey(store: Store, prefix: string, clock?: Clock): Promise<ApiKey> {

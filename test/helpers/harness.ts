@@ -8,6 +8,7 @@ import { createApiKey } from '../../src/domain/api-keys.ts';
 import { ensureOrganization } from '../../src/domain/organizations.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { RateLimits } from '../../src/http/plugins/rate-limit.ts';
+import type { JwtVerifier } from '../../src/domain/jwt.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import type { Store } from '../../src/store/store.ts';
 
@@ -75,7 +76,7 @@ let orgCounter = 0;
 
 export async function createHarness(
   engine: EngineName = 'sqlite',
-  options: { clock?: Clock; env?: Record<string, string>; rateLimits?: RateLimits } = {},
+  options: { clock?: Clock; env?: Record<string, string>; rateLimits?: RateLimits; jwt?: JwtVerifier } = {},
 ): Promise<Harness> {
   const database = engine === 'postgres' ? await throwawayPostgres() : undefined;
   const config = loadConfig({ DATABASE_URL: database?.url ?? ':memory:', TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', ...options.env });
@@ -87,6 +88,7 @@ export async function createHarness(
     logLevel: 'silent',
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    ...(options.jwt ? { jwt: options.jwt } : {}),
   });
   await app.ready();
 

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticate, type Principal, type Scope } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
+import { looksLikeJwt, type JwtVerifier } from '../../domain/jwt.ts';
 import type { Store } from '../../store/store.ts';
 
 declare module 'fastify' {
@@ -14,7 +15,7 @@ declare module 'fastify' {
   }
 }
 
-const HEADER_FORMAT = "Send the header 'Authorization: Bearer <API key>'.";
+const HEADER_FORMAT = "Send the header 'Authorization: Bearer <API key>' (or a bearer JWT where they are enabled).";
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 
 export function requiredScope(request: FastifyRequest): Scope {
@@ -23,7 +24,7 @@ export function requiredScope(request: FastifyRequest): Scope {
   return request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS' ? 'read' : 'write';
 }
 
-export function registerAuth(app: FastifyInstance, store: Store): void {
+export function registerAuth(app: FastifyInstance, store: Store, jwt?: JwtVerifier): void {
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
@@ -32,8 +33,9 @@ export function registerAuth(app: FastifyInstance, store: Store): void {
     }
     const match = BEARER.exec(header);
     if (!match) throw new AppError('unauthorized', `The Authorization header is malformed. ${HEADER_FORMAT}`);
-    const principal = await authenticate(store, match[1]!);
-    if (!principal) throw new AppError('unauthorized', `The API key is not valid or has been revoked. ${HEADER_FORMAT}`);
+    const token = match[1]!;
+    const principal = jwt && looksLikeJwt(token) ? await jwt.verify(store, token) : await authenticate(store, token);
+    if (!principal) throw new AppError('unauthorized', `The API key or token is not valid, has expired or has been revoked. ${HEADER_FORMAT}`);
     if (principal.scope === 'read' && requiredScope(request) === 'write') throw new AppError('forbidden');
     request.principal = principal;
   });
