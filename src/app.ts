@@ -11,6 +11,7 @@ import type { LogLevel } from './config.ts';
 import { registerErrorHandling, sendError, toAppError } from './http/plugins/error-handler.ts';
 import { registerRequestContext, requestIdOf } from './http/plugins/request-context.ts';
 import { registerAuth } from './http/plugins/auth.ts';
+import { registerObservability } from './http/plugins/observability.ts';
 import type { JwtVerifier } from './domain/jwt.ts';
 import { registerRateLimit, type RateLimits } from './http/plugins/rate-limit.ts';
 import { schemaCompilers } from './http/schema-compilers.ts';
@@ -33,13 +34,17 @@ export interface AppOptions {
   rateLimits?: RateLimits;
   /** Accepts bearer JWTs besides API keys. */
   jwt?: JwtVerifier;
+  /** Where JSON log lines go (standard output by default). */
+  logStream?: { write(line: string): void };
 }
 
 const QUERY_OPTIONS = { depth: 5, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false } as const;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: options.logLevel ?? 'info' },
+    logger: { level: options.logLevel ?? 'info', ...(options.logStream ? { stream: options.logStream } : {}) },
+    // observability.ts writes one richer line per request instead.
+    disableRequestLogging: true,
     genReqId: requestIdOf,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // SDKs send brackets: `type[eq]=…`, `sort[]=a&sort[]=b`.
@@ -52,6 +57,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(schemaCompilers());
   registerErrorHandling(app);
   registerRequestContext(app);
+  registerObservability(app, options.store);
   // The OpenAPI document is generated from the same schemas that validate and serialise.
   await app.register(swagger, {
     openapi: {

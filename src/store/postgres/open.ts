@@ -76,6 +76,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
     serialize: async (trx, key) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     // Kysely's destroy() ends the pool.
     close: async () => {},
   };

@@ -21,6 +21,8 @@ export interface Engine {
    * database. (SQLite's write transactions already exclude each other.)
    */
   serialize(db: Kysely<Database>, key: string): Promise<void>;
+  /** Connections by state. */
+  poolStats(): { total: number; idle: number; waiting: number };
   /** Releases connections and files. */
   close(): Promise<void>;
 }
@@ -67,6 +69,10 @@ export class SqlStore implements Store {
       const funnelIds = [...new Set(fields.flatMap((f) => (f.config.funnelId ? [f.config.funnelId] : [])))];
       return { collection, fields, funnels: await this.funnels.findMany(orgId, funnelIds) };
     });
+  }
+
+  poolStats() {
+    return this.engine.poolStats();
   }
 
   async ping(): Promise<void> {

@@ -64,7 +64,12 @@ export async function openSqlite(path: string): Promise<Store> {
   database.pragma('automatic_index = off');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database) });
   // Kysely's destroy() closes the better-sqlite3 handle itself; BEGIN IMMEDIATE already serialises writers.
-  const engine: Engine = { name: 'sqlite', serialize: async () => {}, close: async () => {} };
+  const engine: Engine = {
+    name: 'sqlite',
+    serialize: async () => {},
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    close: async () => {},
+  };
   try {
     await migrateToLatest(db, SQLITE_TYPES);
   } catch (error) {

@@ -1,0 +1,57 @@
+// Operations: one structured access-log line per request (request id, organization, route, status, latency)
+// and Prometheus metrics at /metrics — requests by route and status, a latency histogram, and the database
+// pool's usage.
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Store } from '../../store/store.ts';
+
+export function registerObservability(app: FastifyInstance, store: Store): void {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'tycho_' });
+  const requests = new Counter({
+    name: 'tycho_http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'tycho_http_request_duration_seconds',
+    help: 'HTTP request latency by method and route',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'tycho_db_pool_connections',
+    help: 'Database pool connections by state (PostgreSQL; SQLite has one connection)',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const stats = store.poolStats();
+      for (const [state, value] of Object.entries(stats)) this.set({ state }, value);
+    },
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    // Unknown URLs share one label, so scanners cannot grow the series without bound.
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    latency.observe({ method: request.method, route }, seconds);
+    request.log.info(
+      {
+        method: request.method,
+        route,
+        url: request.url,
+        status: reply.statusCode,
+        org: request.principal?.orgId,
+        latencyMs: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request',
+    );
+  });
+
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type(registry.contentType).send(await registry.metrics()),
+  );
+}
