@@ -1,6 +1,6 @@
 // buildApp: the Fastify application, assembled from its dependencies. It never listens and never reads the
 // environment; main.ts and the tests decide those.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import qs from 'qs';
 import swagger from '@fastify/swagger';
@@ -22,6 +22,7 @@ import { collectionRoutes } from './http/routes/collections.ts';
 import { fieldRoutes } from './http/routes/fields.ts';
 import { funnelRoutes } from './http/routes/funnels.ts';
 import { itemRoutes } from './http/routes/items.ts';
+import { activityRoutes } from './http/routes/activities.ts';
 
 export interface AppOptions {
   store: Store;
@@ -44,7 +45,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: options.logLevel ?? 'info', ...(options.logStream ? { stream: options.logStream } : {}) },
     // observability.ts writes one richer line per request instead.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdOf,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // SDKs send brackets: `type[eq]=…`, `sort[]=a&sort[]=b`.
@@ -83,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(fieldRoutes, deps);
       await v0.register(funnelRoutes, deps);
       await v0.register(itemRoutes, deps);
+      await v0.register(activityRoutes, deps);
     },
     { prefix: '/v0' },
   );

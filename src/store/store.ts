@@ -6,7 +6,7 @@ import type { Field } from '../domain/fields.ts';
 import type { Organization } from '../domain/organizations.ts';
 import type { Funnel } from '../domain/funnels.ts';
 import type { IndexEntry, Item } from '../domain/items.ts';
-import type { Activity } from '../domain/activity.ts';
+import type { Activity, ActivityQuery } from '../domain/activity.ts';
 import type { ItemQuery } from '../domain/filter/ast.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 
@@ -85,6 +85,9 @@ export interface ActivityRepo {
   insert(activity: Activity): Promise<void>;
   /** Newest first. */
   listByEntity(orgId: string, entityType: string, entityId: string): Promise<Activity[]>;
+  /** A page of the feed, newest first (by occurred_at, then id). */
+  list(orgId: string, query: ActivityQuery, page: PageRequest): Promise<Page<Activity>>;
+  find(orgId: string, id: string): Promise<Activity | undefined>;
 }
 
 /** A collection with its fields (creation order) and the funnels of its stage fields. */

@@ -1,7 +1,18 @@
-// Activities table and its per-constituent index.
-import type { Kysely } from 'kysely';
+// Activities table and its per-constituent index. The feed of one entity walks the index by time.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Activity } from '../../domain/activity.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import type { ActivityRepo } from '../store.ts';
-import type { Database } from './schema.ts';
+import type { ActivitiesTable, Database } from './schema.ts';
+import { fetchPage } from './keyset.ts';
+
+const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
+  id: r.id,
+  orgId: r.org_id,
+  type: r.type,
+  occurredAt: r.occurred_at,
+  constituents: JSON.parse(r.constituents),
+});
 
 export function activityRepo(db: Kysely<Database>): ActivityRepo {
   return {
@@ -42,7 +53,37 @@ export function activityRepo(db: Kysely<Database>): ActivityRepo {
         .orderBy('a.occurred_at', 'desc')
         .orderBy('a.id', 'desc')
         .execute();
-      return rows.map((r) => ({ id: r.id, orgId: r.org_id, type: r.type, occurredAt: r.occurred_at, constituents: JSON.parse(r.constituents) }));
+      return rows.map(toActivity);
+    },
+    async list(orgId, query, page) {
+      const { entity } = query;
+      // With an entity, the constituent index drives (its time column orders the walk); otherwise the feed's own.
+      let q = entity
+        ? db
+            .selectFrom('activity_entities as e')
+            .innerJoin('activities as a', 'a.id', 'e.activity_id')
+            .selectAll('a')
+            .select(['e.occurred_at as k_time', 'e.activity_id as k_id'])
+            .where('e.org_id', '=', orgId)
+            .where('e.entity_type', '=', entity.type)
+        : db.selectFrom('activities as a').selectAll('a').select(['a.occurred_at as k_time', 'a.id as k_id']).where('a.org_id', '=', orgId);
+      if (entity?.id !== undefined) q = q.where(sql.ref('e.entity_id'), '=', entity.id);
+      if (entity?.relation !== undefined) q = q.where(sql.ref('e.relation'), '=', entity.relation);
+      if (query.types) q = q.where('a.type', 'in', query.types);
+      const time = entity ? 'e.occurred_at' : 'a.occurred_at';
+      if (query.occurredFrom) q = q.where(sql.ref(time), '>=', query.occurredFrom);
+      if (query.occurredTo) q = q.where(sql.ref(time), '<=', query.occurredTo);
+      if (entity && entity.id === undefined) q = q.distinct();
+      const keys = [
+        { column: time, desc: true },
+        { column: entity ? 'e.activity_id' : 'a.id', desc: true },
+      ];
+      const result = await fetchPage(q, keys, page, (r) => ({ key: [r.k_time], id: r.k_id }));
+      return mapPage(result, toActivity);
+    },
+    async find(orgId, id) {
+      const row = await db.selectFrom('activities').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return row && toActivity(row);
     },
   };
 }

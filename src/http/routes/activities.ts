@@ -1,0 +1,19 @@
+// /v0/activities: the feed, newest first, with type, time and constituent filters; and one activity.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { getActivity, listActivities } from '../../domain/activity.ts';
+import { ListOf } from '../schemas/common.ts';
+import { ActivityListQuery, ActivityWire, renderActivity } from '../schemas/activities.ts';
+import type { RouteDeps } from '../route-deps.ts';
+
+export const activityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing }) => {
+  app.get('/activities', { schema: { querystring: ActivityListQuery, response: { 200: ListOf(ActivityWire) } } }, async (req) => {
+    const { after, before, limit, ...filters } = req.query;
+    const page = listing.page(req, { after, before, limit }, 'activities');
+    return listing.envelope(req, 'activities', await listActivities(store, req.principal.orgId, filters, page), renderActivity);
+  });
+
+  app.get('/activities/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: ActivityWire } } }, async (req) =>
+    renderActivity(await getActivity(store, req.principal.orgId, req.params.id)),
+  );
+};
