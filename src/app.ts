@@ -23,6 +23,9 @@ import { fieldRoutes } from './http/routes/fields.ts';
 import { funnelRoutes } from './http/routes/funnels.ts';
 import { itemRoutes } from './http/routes/items.ts';
 import { activityRoutes } from './http/routes/activities.ts';
+import { tagsetRoutes } from './http/routes/tagsets.ts';
+import { noteRoutes } from './http/routes/notes.ts';
+import { inboxRoutes } from './http/routes/inboxes.ts';
 
 export interface AppOptions {
   store: Store;
@@ -85,6 +88,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(funnelRoutes, deps);
       await v0.register(itemRoutes, deps);
       await v0.register(activityRoutes, deps);
+      await v0.register(tagsetRoutes, deps);
+      await v0.register(noteRoutes, deps);
+      await v0.register(inboxRoutes, deps);
     },
     { prefix: '/v0' },
   );

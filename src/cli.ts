@@ -3,6 +3,7 @@
 import { createApiKey, revokeApiKey } from './domain/api-keys.ts';
 import { AppError } from './domain/errors.ts';
 import { DEFAULT_ORG_NAME, ensureOrganization, type Organization } from './domain/organizations.ts';
+import { createInbox } from './domain/inboxes.ts';
 import type { Store } from './store/store.ts';
 
 export async function keysCreate(
@@ -39,6 +40,12 @@ export async function keysList(store: Store, options: { org?: string }): Promise
 export async function keysRevoke(store: Store, prefix: string): Promise<string[]> {
   const key = await revokeApiKey(store, prefix);
   return [`Revoked API key ${key.prefix}…${key.name ? ` (${key.name})` : ''}.`];
+}
+
+export async function inboxesCreate(store: Store, options: { org?: string; name: string; email: string }): Promise<string[]> {
+  const { organization } = await ensureOrganization(store, options.org ?? DEFAULT_ORG_NAME);
+  const inbox = await createInbox(store, organization.id, { name: options.name, email: options.email });
+  return [`Created inbox "${inbox.name}" <${inbox.email}> in organization "${organization.name}":`, inbox.id];
 }
 
 export async function orgsList(store: Store): Promise<string[]> {

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
-import { keysCreate, keysList, keysRevoke, orgsList } from './cli.ts';
+import { inboxesCreate, keysCreate, keysList, keysRevoke, orgsList } from './cli.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 
 const USAGE = `Usage: tycho <command>
@@ -18,6 +18,8 @@ Commands:
   keys list [--org NAME]                             list API keys
   keys revoke PREFIX                                 revoke the active key that starts with PREFIX
   orgs list                                          list organizations
+  inboxes create --name NAME --email ADDRESS [--org NAME]
+                                                     create a shared inbox (its id is the last line)
 
 Environment: PORT, HOST, DATABASE_URL, TYCHO_API_KEY, LOG_LEVEL, TYCHO_BODY_LIMIT (see README).`;
 
@@ -67,6 +69,12 @@ function commandFor(argv: string[]): Command | 'help' {
     case 'keys revoke': {
       const { positionals } = parse(rest, {}, 1);
       return cliCommand((store) => keysRevoke(store, positionals[0]!));
+    }
+    case 'inboxes create': {
+      const { values } = parse(rest, { name: { type: 'string' }, email: { type: 'string' }, org: { type: 'string' } }, 0);
+      if (typeof values.name !== 'string' || typeof values.email !== 'string') throw new UsageError('inboxes create needs --name and --email');
+      const options = { name: values.name, email: values.email, ...(typeof values.org === 'string' ? { org: values.org } : {}) };
+      return cliCommand((store) => inboxesCreate(store, options));
     }
     case 'orgs list':
       parse(rest, {}, 0);

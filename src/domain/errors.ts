@@ -14,6 +14,7 @@ const catalogue = {
   not_found: 404,
   route_not_found: 404,
   conflict: 409,
+  stale_lock_version: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,

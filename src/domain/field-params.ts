@@ -83,23 +83,28 @@ export function checkDefaultUnit(unit: string | undefined): string {
 }
 
 /**
- * The options a request describes, in order. Entries with an `id` update that option of `current`; the others
- * are new. Names must be distinct.
+ * Named, coloured entries (choice options, tags) a request describes, in order. Entries with an `id` update
+ * that entry of `current`; the others are new; names must be distinct. `pointer` locates the array.
  */
-export function buildOptions(inputs: OptionInput[] | undefined, current: ChoiceOption[] = []): ChoiceOption[] {
-  if (!inputs || inputs.length === 0) {
-    throw invalidAt('/options', 'options must list at least one option, e.g. [{"name": "High", "color": "red"}]');
+export function buildOptions(
+  inputs: OptionInput[] | undefined,
+  current: ChoiceOption[] = [],
+  pointer = '/options',
+  allowEmpty = false,
+): ChoiceOption[] {
+  if (!inputs || (inputs.length === 0 && !allowEmpty)) {
+    throw invalidAt(pointer, `${pointer.slice(1)} must list at least one entry, e.g. [{"name": "High", "color": "red"}]`);
   }
   const names = new Set<string>();
   const ids = new Set<string>();
   return inputs.map((input, i) => {
     const name = input.name.trim();
-    if (name === '') throw invalidAt(`/options/${i}/name`, 'an option name must not be blank');
-    if (names.has(name.toLowerCase())) throw invalidAt(`/options/${i}/name`, `option name "${name}" appears twice; names must be distinct`);
+    if (name === '') throw invalidAt(`${pointer}/${i}/name`, 'a name must not be blank');
+    if (names.has(name.toLowerCase())) throw invalidAt(`${pointer}/${i}/name`, `name "${name}" appears twice; names must be distinct`);
     names.add(name.toLowerCase());
     const previous = input.id === undefined ? undefined : current.find((o) => o.id === input.id);
     if (input.id !== undefined && (!previous || ids.has(input.id))) {
-      throw invalidAt(`/options/${i}/id`, `"${input.id}" is not an option of this field; omit id to add a new option`);
+      throw invalidAt(`${pointer}/${i}/id`, `"${input.id}" is not one of the current entries; omit id to add a new one`);
     }
     if (input.id !== undefined) ids.add(input.id);
     return { id: previous?.id ?? newId(), name, color: input.color ?? previous?.color ?? DEFAULT_OPTION_COLOR };

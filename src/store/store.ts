@@ -8,6 +8,9 @@ import type { Funnel } from '../domain/funnels.ts';
 import type { IndexEntry, Item } from '../domain/items.ts';
 import type { Activity, ActivityQuery } from '../domain/activity.ts';
 import type { ItemQuery } from '../domain/filter/ast.ts';
+import type { Tagset } from '../domain/tagsets.ts';
+import type { Note } from '../domain/notes.ts';
+import type { Inbox } from '../domain/inboxes.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 
 export interface OrganizationRepo {
@@ -97,6 +100,16 @@ export interface SchemaParts {
   funnels: Funnel[];
 }
 
+/** Rows of one organization-owned resource, by id, listed in creation order. */
+export interface RecordRepo<T extends { id: string; orgId: string }> {
+  insert(record: T): Promise<void>;
+  update(record: T): Promise<void>;
+  delete(orgId: string, id: string): Promise<void>;
+  find(orgId: string, id: string): Promise<T | undefined>;
+  findMany(orgId: string, ids: string[]): Promise<T[]>;
+  list(orgId: string, page: PageRequest): Promise<Page<T>>;
+}
+
 export interface SettingsRepo {
   /** The stored value of `key`, storing `value` first when there is none (safe against concurrent callers). */
   getOrInsert(key: string, value: string): Promise<string>;
@@ -110,6 +123,9 @@ export interface Store {
   readonly funnels: FunnelRepo;
   readonly items: ItemRepo;
   readonly activities: ActivityRepo;
+  readonly tagsets: RecordRepo<Tagset>;
+  readonly notes: RecordRepo<Note>;
+  readonly inboxes: RecordRepo<Inbox>;
   readonly settings: SettingsRepo;
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;

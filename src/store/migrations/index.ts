@@ -4,6 +4,7 @@ import type { ColumnTypes } from './column-types.ts';
 import * as foundation from './0001-foundation.ts';
 import * as items from './0002-items.ts';
 import * as activities from './0003-activities.ts';
+import * as library from './0004-library.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0001-foundation': foundation,
   '0002-items': items,
   '0003-activities': activities,
+  '0004-library': library,
 };
 
 export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {

@@ -105,6 +105,55 @@ export interface ActivityEntitiesTable {
   occurred_at: string;
 }
 
+export interface TagsetsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  description: string | null;
+  /** JSON array of tags. */
+  tags: string;
+  /** JSON array of associations. */
+  associations: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NotesTable {
+  id: string;
+  org_id: string;
+  title: string | null;
+  /** Markdown. */
+  body: string;
+  lock_version: number;
+  /** JSON array of pointers. */
+  associations: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InboxesTable {
+  id: string;
+  org_id: string;
+  name: string;
+  email: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FilesTable {
+  id: string;
+  org_id: string;
+  name: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  blob_key: string;
+  /** JSON array of item pointers. */
+  associations: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface SettingsTable {
   key: string;
   value: string;
@@ -119,6 +168,10 @@ export interface Database {
   items: ItemsTable;
   item_values: ItemValuesTable;
   activities: ActivitiesTable;
+  tagsets: TagsetsTable;
+  notes: NotesTable;
+  inboxes: InboxesTable;
+  files: FilesTable;
   activity_entities: ActivityEntitiesTable;
   settings: SettingsTable;
 }

@@ -12,6 +12,8 @@ import { settingsRepo } from './settings.ts';
 import { funnelRepo } from './funnels.ts';
 import { itemRepo } from './items.ts';
 import { activityRepo } from './activities.ts';
+import { recordRepo } from './records.ts';
+import { inboxMapping, noteMapping, tagsetMapping } from './library.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -35,6 +37,9 @@ export class SqlStore implements Store {
   readonly funnels;
   readonly items;
   readonly activities;
+  readonly tagsets;
+  readonly notes;
+  readonly inboxes;
   readonly settings;
 
   constructor(
@@ -50,6 +55,9 @@ export class SqlStore implements Store {
     this.funnels = funnelRepo(db);
     this.items = itemRepo(db);
     this.activities = activityRepo(db);
+    this.tagsets = recordRepo(db, 'tagsets', tagsetMapping);
+    this.notes = recordRepo(db, 'notes', noteMapping);
+    this.inboxes = recordRepo(db, 'inboxes', inboxMapping);
     this.settings = settingsRepo(db);
   }
 

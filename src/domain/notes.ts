@@ -1,0 +1,130 @@
+// Notes: markdown bodies associated with items (and, in the hosted service, calls and meetings), with
+// optimistic locking. The title is the body's leading heading. Creation records `activity/note_created`.
+import { AppError, invalidAt, notFound } from './errors.ts';
+import { newId } from './ids.ts';
+import { timestamp, type Clock } from './clock.ts';
+import { constituent, principalActor, recordActivity } from './activity.ts';
+import type { Principal } from './api-keys.ts';
+import type { Page, PageRequest } from './pagination.ts';
+import type { Store } from '../store/store.ts';
+
+export interface ItemAssociation {
+  id: string;
+  type: 'item';
+  collection: { id: string; type: 'collection'; ref: string };
+}
+
+export interface Note {
+  id: string;
+  orgId: string;
+  title: string | null;
+  markdown: string;
+  lockVersion: number;
+  associations: ItemAssociation[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type BodyInput = string | { markdown?: string };
+
+export interface NoteInput {
+  body: BodyInput;
+  associations?: { type: string; id: string }[];
+}
+
+const BODY_MAX = 1_000_000;
+
+/** "# A note title\n…" → "A note title"; no leading heading → null. */
+export function titleOf(markdown: string): string | null {
+  const first = markdown.split('\n').find((line) => line.trim() !== '');
+  const match = first === undefined ? null : /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(first);
+  return match && match[1] !== '' ? match[1]! : null;
+}
+
+function checkBody(body: BodyInput): string {
+  const markdown = typeof body === 'string' ? body : body.markdown;
+  if (typeof markdown !== 'string' || markdown.trim() === '') {
+    throw invalidAt(typeof body === 'string' ? '/body' : '/body/markdown', 'body needs markdown text, e.g. {"markdown": "# Call notes\\n…"}');
+  }
+  if (markdown.length > BODY_MAX) throw invalidAt('/body/markdown', `body must be at most ${BODY_MAX} characters`);
+  return markdown;
+}
+
+/** Item associations must name items of the organization; calls and meetings are not kept by Tycho. */
+async function checkAssociations(store: Store, orgId: string, inputs: { type: string; id: string }[]): Promise<ItemAssociation[]> {
+  const items = new Map((await store.items.findMany(orgId, inputs.filter((a) => a.type === 'item').map((a) => a.id))).map((i) => [i.id, i]));
+  const collections = new Map((await store.collections.findMany(orgId, [...new Set([...items.values()].map((i) => i.collectionId))])).map((c) => [c.id, c]));
+  const result: ItemAssociation[] = [];
+  for (const [i, input] of inputs.entries()) {
+    if (input.type !== 'item') {
+      throw invalidAt(`/associations/${i}/type`, `no ${input.type} has id "${input.id}"; notes can be associated with items ({"type": "item", "id": …})`);
+    }
+    const item = items.get(input.id);
+    if (!item) throw invalidAt(`/associations/${i}/id`, `no item has id "${input.id}"`);
+    const collection = collections.get(item.collectionId)!;
+    if (!result.some((r) => r.id === item.id)) result.push({ id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } });
+  }
+  return result;
+}
+
+export async function createNote(store: Store, principal: Principal, input: NoteInput, clock?: Clock): Promise<Note> {
+  return store.transaction(async (tx) => {
+    const markdown = checkBody(input.body);
+    const now = timestamp(clock);
+    const note: Note = {
+      id: newId(),
+      orgId: principal.orgId,
+      title: titleOf(markdown),
+      markdown,
+      lockVersion: 0,
+      associations: await checkAssociations(tx, principal.orgId, input.associations ?? []),
+      createdAt: now,
+      updatedAt: now,
+    };
+    await tx.notes.insert(note);
+    await recordActivity(tx, principal.orgId, 'activity/note_created', now, [
+      principalActor(principal),
+      constituent('object', { id: note.id, type: 'note' }),
+      ...note.associations.map((a) => constituent('target', { ...a })),
+    ]);
+    return note;
+  }, principal.orgId);
+}
+
+export async function getNote(store: Store, orgId: string, id: string): Promise<Note> {
+  const note = await store.notes.find(orgId, id);
+  if (!note) throw notFound();
+  return note;
+}
+
+export function listNotes(store: Store, orgId: string, page: PageRequest): Promise<Page<Note>> {
+  return store.notes.list(orgId, page);
+}
+
+/** Replaces the body; `lock_version` must be the note's current one (else 409) and goes up by one. */
+export async function updateNote(
+  store: Store,
+  orgId: string,
+  id: string,
+  input: NoteInput & { lock_version: number },
+  clock?: Clock,
+): Promise<Note> {
+  return store.transaction(async (tx) => {
+    const current = await getNote(tx, orgId, id);
+    if (input.lock_version !== current.lockVersion) {
+      throw new AppError('stale_lock_version', `lock_version ${input.lock_version} is stale: the note is at ${current.lockVersion}; fetch it and apply the change again`);
+    }
+    const markdown = checkBody(input.body);
+    const next: Note = { ...current, markdown, title: titleOf(markdown), lockVersion: current.lockVersion + 1, updatedAt: timestamp(clock) };
+    if (input.associations !== undefined) next.associations = await checkAssociations(tx, orgId, input.associations);
+    await tx.notes.update(next);
+    return next;
+  }, orgId);
+}
+
+export async function deleteNote(store: Store, orgId: string, id: string): Promise<void> {
+  await store.transaction(async (tx) => {
+    await getNote(tx, orgId, id);
+    await tx.notes.delete(orgId, id);
+  }, orgId);
+}

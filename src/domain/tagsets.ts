@@ -1,0 +1,118 @@
+// Tagsets: named groups of coloured tags, available on calls, on meetings and/or in given inboxes.
+// `associations` (seed §2.5) is `[{"type": "calls"}, {"type": "meetings"}, {"type": "inbox", "id": "…"}]`.
+import { invalidAt, notFound } from './errors.ts';
+import { newId } from './ids.ts';
+import { timestamp, type Clock } from './clock.ts';
+import { buildOptions, type OptionInput } from './field-params.ts';
+import type { ChoiceOption } from './fields.ts';
+import type { Page, PageRequest } from './pagination.ts';
+import type { Store } from '../store/store.ts';
+
+export type Tag = ChoiceOption;
+
+export type TagsetAssociation = { type: 'calls' } | { type: 'meetings' } | { type: 'inbox'; id: string };
+
+export interface Tagset {
+  id: string;
+  orgId: string;
+  name: string;
+  description: string | null;
+  tags: Tag[];
+  associations: TagsetAssociation[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TagsetInput {
+  name?: string;
+  description?: string | null;
+  tags?: OptionInput[];
+  associations?: { type: string; id?: string }[];
+}
+
+export async function createTagset(store: Store, orgId: string, input: TagsetInput & { name: string }, clock?: Clock): Promise<Tagset> {
+  const now = timestamp(clock);
+  const tagset: Tagset = {
+    id: newId(),
+    orgId,
+    name: checkName(input.name),
+    description: input.description?.trim() || null,
+    tags: buildOptions(input.tags ?? [], [], '/tags', true),
+    associations: await checkAssociations(store, orgId, input.associations ?? []),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await store.tagsets.insert(tagset);
+  return tagset;
+}
+
+export async function getTagset(store: Store, orgId: string, id: string): Promise<Tagset> {
+  const tagset = await store.tagsets.find(orgId, id);
+  if (!tagset) throw notFound();
+  return tagset;
+}
+
+export function listTagsets(store: Store, orgId: string, page: PageRequest): Promise<Page<Tagset>> {
+  return store.tagsets.list(orgId, page);
+}
+
+/** `tags`, when sent, is the complete new list: entries with an id update that tag, others are new. */
+export async function updateTagset(store: Store, orgId: string, id: string, patch: TagsetInput, clock?: Clock): Promise<Tagset> {
+  return store.transaction(async (tx) => {
+    const current = await getTagset(tx, orgId, id);
+    const next: Tagset = { ...current, updatedAt: timestamp(clock) };
+    if (patch.name !== undefined) next.name = checkName(patch.name);
+    if (patch.description !== undefined) next.description = patch.description?.trim() || null;
+    if (patch.tags !== undefined) next.tags = buildOptions(patch.tags, current.tags, '/tags', true);
+    if (patch.associations !== undefined) next.associations = await checkAssociations(tx, orgId, patch.associations);
+    await tx.tagsets.update(next);
+    return next;
+  }, orgId);
+}
+
+export async function deleteTagset(store: Store, orgId: string, id: string): Promise<void> {
+  await store.transaction(async (tx) => {
+    await getTagset(tx, orgId, id);
+    await tx.tagsets.delete(orgId, id);
+  }, orgId);
+}
+
+/** Every tagset of the organization (they are few), e.g. to show which ones each inbox offers. */
+export async function allTagsets(store: Store, orgId: string): Promise<Tagset[]> {
+  const all: Tagset[] = [];
+  let page = await store.tagsets.list(orgId, { limit: 100 });
+  all.push(...page.rows);
+  while (page.hasNext && page.end) {
+    page = await store.tagsets.list(orgId, { limit: 100, after: page.end });
+    all.push(...page.rows);
+  }
+  return all;
+}
+
+export function availableIn(tagsets: Tagset[], inboxId: string): Tagset[] {
+  return tagsets.filter((t) => t.associations.some((a) => a.type === 'inbox' && a.id === inboxId));
+}
+
+function checkName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === '') throw invalidAt('/name', 'name must not be blank');
+  if (trimmed.length > 255) throw invalidAt('/name', 'name must be at most 255 characters');
+  return trimmed;
+}
+
+async function checkAssociations(store: Store, orgId: string, inputs: { type: string; id?: string }[]): Promise<TagsetAssociation[]> {
+  const result: TagsetAssociation[] = [];
+  for (const [i, input] of inputs.entries()) {
+    let association: TagsetAssociation;
+    if (input.type === 'calls' || input.type === 'meetings') association = { type: input.type };
+    else if (input.type === 'inbox') {
+      if (input.id === undefined) throw invalidAt(`/associations/${i}/id`, 'an inbox association needs the id of the inbox');
+      if (!(await store.inboxes.find(orgId, input.id))) throw invalidAt(`/associations/${i}/id`, `no inbox has id "${input.id}"`);
+      association = { type: 'inbox', id: input.id };
+    } else {
+      throw invalidAt(`/associations/${i}/type`, 'type must be "calls", "meetings" or "inbox" (with the inbox id)');
+    }
+    if (!result.some((r) => JSON.stringify(r) === JSON.stringify(association))) result.push(association);
+  }
+  return result;
+}

@@ -1,0 +1,45 @@
+// Wire shapes of notes (reference §5.17) and their request bodies.
+import { Type, type Static } from 'typebox';
+import type { Note } from '../../domain/notes.ts';
+import { CollectionPointer, Timestamp } from './common.ts';
+
+const Body = Type.Union([Type.String(), Type.Object({ markdown: Type.String() })], {
+  errorMessage: 'must be {"markdown": "…"} (or the markdown text itself)',
+});
+const Association = Type.Object({ type: Type.String(), id: Type.String() });
+
+export const CreateNoteBody = Type.Object({ body: Body, associations: Type.Optional(Type.Array(Association)) });
+
+export const UpdateNoteBody = Type.Object({
+  body: Body,
+  lock_version: Type.Integer({ minimum: 0 }),
+  associations: Type.Optional(Type.Array(Association)),
+});
+
+export const NoteWire = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('note'),
+  title: Type.Optional(Type.String()),
+  body: Type.Object({ markdown: Type.String() }),
+  lock_version: Type.Integer(),
+  associations: Type.Array(Type.Object({ id: Type.String(), type: Type.String(), collection: Type.Optional(CollectionPointer) })),
+  creator: Type.Null(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export function renderNote(n: Note): Static<typeof NoteWire> {
+  const out: Static<typeof NoteWire> = {
+    id: n.id,
+    type: 'note',
+    body: { markdown: n.markdown },
+    lock_version: n.lockVersion,
+    associations: n.associations,
+    // Notes written with an API key or JWT have no person behind them.
+    creator: null,
+    created_at: n.createdAt,
+    updated_at: n.updatedAt,
+  };
+  if (n.title !== null) out.title = n.title;
+  return out;
+}

@@ -1,0 +1,47 @@
+// The repository shape most organization-owned resources share (tagsets, notes, inboxes, files): rows keyed by
+// id inside an organization, listed in creation order with keyset pages. Each resource supplies its mapping.
+import type { Kysely } from 'kysely';
+import { mapPage } from '../../domain/pagination.ts';
+import type { RecordRepo } from '../store.ts';
+import type { Database } from './schema.ts';
+import { fetchPage } from './keyset.ts';
+
+type OwnedTable = 'tagsets' | 'notes' | 'inboxes' | 'files';
+
+export interface RecordMapping<T> {
+  toModel(row: any): T;
+  toRow(model: T): Record<string, unknown> & { id: string; org_id: string };
+}
+
+export function recordRepo<T extends { id: string; orgId: string }>(
+  db: Kysely<Database>,
+  table: OwnedTable,
+  mapping: RecordMapping<T>,
+): RecordRepo<T> {
+  const q = db as unknown as Kysely<any>;
+  const byOrg = (orgId: string) => q.selectFrom(`${table} as r`).selectAll('r').where('r.org_id', '=', orgId);
+  return {
+    async insert(record) {
+      await q.insertInto(table).values(mapping.toRow(record)).execute();
+    },
+    async update(record) {
+      const { id, org_id, ...rest } = mapping.toRow(record);
+      await q.updateTable(table).set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
+    },
+    async delete(orgId, id) {
+      await q.deleteFrom(table).where('org_id', '=', orgId).where('id', '=', id).execute();
+    },
+    async find(orgId, id) {
+      const row = await byOrg(orgId).where('r.id', '=', id).executeTakeFirst();
+      return row && mapping.toModel(row);
+    },
+    async findMany(orgId, ids) {
+      if (ids.length === 0) return [];
+      return (await byOrg(orgId).where('r.id', 'in', ids).orderBy('r.id').execute()).map(mapping.toModel);
+    },
+    async list(orgId, page) {
+      const result = await fetchPage(byOrg(orgId), [{ column: 'r.id', desc: false }], page, (r) => ({ key: [], id: r.id }));
+      return mapPage(result, mapping.toModel);
+    },
+  };
+}
