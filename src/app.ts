@@ -26,6 +26,11 @@ import { activityRoutes } from './http/routes/activities.ts';
 import { tagsetRoutes } from './http/routes/tagsets.ts';
 import { noteRoutes } from './http/routes/notes.ts';
 import { inboxRoutes } from './http/routes/inboxes.ts';
+import { fileRoutes } from './http/routes/files.ts';
+import { downloadRoutes } from './http/routes/downloads.ts';
+import multipart from '@fastify/multipart';
+import { createDownloadSigner } from './domain/downloads.ts';
+import type { BlobStore } from './store/blob-store.ts';
 
 export interface AppOptions {
   store: Store;
@@ -40,7 +45,15 @@ export interface AppOptions {
   jwt?: JwtVerifier;
   /** Where JSON log lines go (standard output by default). */
   logStream?: { write(line: string): void };
+  /** Where uploaded file contents are kept. */
+  blobs: BlobStore;
+  /** Key of download URL signatures; shared by every process. */
+  downloadSecret: string;
+  /** Largest accepted upload in bytes. */
+  uploadLimit?: number;
 }
+
+export const DEFAULT_UPLOAD_LIMIT = 25 * 1024 * 1024;
 
 const QUERY_OPTIONS = { depth: 5, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false } as const;
 
@@ -78,10 +91,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     store: options.store,
     listing: createListing(createCursorCodec(options.cursorSecret)),
     clock: options.clock ?? systemClock,
+    blobs: options.blobs,
+    downloads: createDownloadSigner(options.downloadSecret),
   };
+  await app.register(downloadRoutes, deps);
   await app.register(
     async (v0) => {
       registerAuth(v0, options.store, options.jwt);
+      await v0.register(multipart, { limits: { fileSize: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT, files: 1, fields: 100, parts: 110 } });
       if (options.rateLimits) registerRateLimit(v0, options.rateLimits);
       await v0.register(collectionRoutes, deps);
       await v0.register(fieldRoutes, deps);
@@ -91,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(tagsetRoutes, deps);
       await v0.register(noteRoutes, deps);
       await v0.register(inboxRoutes, deps);
+      await v0.register(fileRoutes, deps);
     },
     { prefix: '/v0' },
   );

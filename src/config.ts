@@ -1,6 +1,6 @@
 // Configuration: read from the environment once, validated, frozen and passed down. A bad value stops the
 // process with a message that names the variable.
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { checkTokenShape } from './domain/api-keys.ts';
@@ -25,6 +25,9 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Bearer JWTs are accepted when one of secret, public key file or JWKS file is set. */
   readonly jwt: JwtSettings;
+  /** Where uploaded files are kept (`blobs/` inside it). */
+  readonly dataDir: string;
+  readonly uploadLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -52,6 +55,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     rateLimits: rateLimits(env),
     redisUrl: redisUrl(env.REDIS_URL),
     jwt: jwtSettings(env),
+    dataDir: resolve(cwd, nonEmpty(env.TYCHO_DATA_DIR) ?? dataDirOf(parseDatabaseUrl(databaseUrl, cwd))),
+    uploadLimit: integer(env, 'TYCHO_UPLOAD_LIMIT', 25 * 1024 * 1024, 1, 10 * 1024 * 1024 * 1024),
   });
 }
 
@@ -74,6 +79,11 @@ export function parseDatabaseUrl(url: string, cwd: string, poolSize = 10): Datab
     throw new ConfigError('DATABASE_URL', `"${url}" uses an unsupported scheme; use a SQLite file path or a file: URL`);
   }
   return { engine: 'sqlite', path: resolve(cwd, url) };
+}
+
+/** Beside the SQLite file; `./data` otherwise. */
+function dataDirOf(location: DatabaseLocation): string {
+  return location.engine === 'sqlite' && location.path !== ':memory:' ? dirname(location.path) : './data';
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

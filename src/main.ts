@@ -102,6 +102,9 @@ async function serve(config: Config): Promise<number> {
   const app = await buildApp({
     store: runtime.store,
     cursorSecret: runtime.cursorSecret,
+    downloadSecret: runtime.downloadSecret,
+    blobs: runtime.blobs,
+    uploadLimit: config.uploadLimit,
     bodyLimit: config.bodyLimit,
     logLevel: config.logLevel,
     ...(config.rateLimits ? { rateLimits: { ...config.rateLimits, counter } } : {}),

@@ -5,11 +5,15 @@ import { createApiKey, ensureApiKey } from './domain/api-keys.ts';
 import { DEFAULT_ORG_NAME, ensureOrganization, type Organization } from './domain/organizations.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
+import { localBlobStore, type BlobStore } from './store/blob-store.ts';
+import { join } from 'node:path';
 import type { Config } from './config.ts';
 
 export interface Runtime {
   store: Store;
   cursorSecret: string;
+  downloadSecret: string;
+  blobs: BlobStore;
   defaultOrg: Organization;
   /** A key made because the database was new and no TYCHO_API_KEY was given; shown once. */
   firstKey: string | undefined;
@@ -28,6 +32,7 @@ export async function openRuntime(config: Config, options: { firstKey?: boolean 
   }
   try {
     const cursorSecret = await store.settings.getOrInsert('cursor_secret', randomBytes(32).toString('hex'));
+    const downloadSecret = await store.settings.getOrInsert('download_secret', randomBytes(32).toString('hex'));
     const { organization, created } = await ensureOrganization(store, DEFAULT_ORG_NAME);
     let firstKey: string | undefined;
     if (config.apiKey !== undefined) {
@@ -35,7 +40,8 @@ export async function openRuntime(config: Config, options: { firstKey?: boolean 
     } else if (created && options.firstKey) {
       firstKey = (await createApiKey(store, organization.id, { name: 'first key' })).token;
     }
-    return { store, cursorSecret, defaultOrg: organization, firstKey };
+    const blobs = localBlobStore(join(config.dataDir, 'blobs'));
+    return { store, cursorSecret, downloadSecret, blobs, defaultOrg: organization, firstKey };
   } catch (error) {
     await store.close();
     throw error;

@@ -5,14 +5,9 @@ import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { constituent, principalActor, recordActivity } from './activity.ts';
 import type { Principal } from './api-keys.ts';
+import { checkItemAssociations, type ItemAssociation } from './associations.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from '../store/store.ts';
-
-export interface ItemAssociation {
-  id: string;
-  type: 'item';
-  collection: { id: string; type: 'collection'; ref: string };
-}
 
 export interface Note {
   id: string;
@@ -50,23 +45,6 @@ function checkBody(body: BodyInput): string {
   return markdown;
 }
 
-/** Item associations must name items of the organization; calls and meetings are not kept by Tycho. */
-async function checkAssociations(store: Store, orgId: string, inputs: { type: string; id: string }[]): Promise<ItemAssociation[]> {
-  const items = new Map((await store.items.findMany(orgId, inputs.filter((a) => a.type === 'item').map((a) => a.id))).map((i) => [i.id, i]));
-  const collections = new Map((await store.collections.findMany(orgId, [...new Set([...items.values()].map((i) => i.collectionId))])).map((c) => [c.id, c]));
-  const result: ItemAssociation[] = [];
-  for (const [i, input] of inputs.entries()) {
-    if (input.type !== 'item') {
-      throw invalidAt(`/associations/${i}/type`, `no ${input.type} has id "${input.id}"; notes can be associated with items ({"type": "item", "id": …})`);
-    }
-    const item = items.get(input.id);
-    if (!item) throw invalidAt(`/associations/${i}/id`, `no item has id "${input.id}"`);
-    const collection = collections.get(item.collectionId)!;
-    if (!result.some((r) => r.id === item.id)) result.push({ id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } });
-  }
-  return result;
-}
-
 export async function createNote(store: Store, principal: Principal, input: NoteInput, clock?: Clock): Promise<Note> {
   return store.transaction(async (tx) => {
     const markdown = checkBody(input.body);
@@ -77,7 +55,7 @@ export async function createNote(store: Store, principal: Principal, input: Note
       title: titleOf(markdown),
       markdown,
       lockVersion: 0,
-      associations: await checkAssociations(tx, principal.orgId, input.associations ?? []),
+      associations: await checkItemAssociations(tx, principal.orgId, input.associations ?? [], 'notes'),
       createdAt: now,
       updatedAt: now,
     };
@@ -116,7 +94,7 @@ export async function updateNote(
     }
     const markdown = checkBody(input.body);
     const next: Note = { ...current, markdown, title: titleOf(markdown), lockVersion: current.lockVersion + 1, updatedAt: timestamp(clock) };
-    if (input.associations !== undefined) next.associations = await checkAssociations(tx, orgId, input.associations);
+    if (input.associations !== undefined) next.associations = await checkItemAssociations(tx, orgId, input.associations, 'notes');
     await tx.notes.update(next);
     return next;
   }, orgId);

@@ -11,6 +11,7 @@ import type { ItemQuery } from '../domain/filter/ast.ts';
 import type { Tagset } from '../domain/tagsets.ts';
 import type { Note } from '../domain/notes.ts';
 import type { Inbox } from '../domain/inboxes.ts';
+import type { StoredFile } from '../domain/files.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 
 export interface OrganizationRepo {
@@ -126,6 +127,7 @@ export interface Store {
   readonly tagsets: RecordRepo<Tagset>;
   readonly notes: RecordRepo<Note>;
   readonly inboxes: RecordRepo<Inbox>;
+  readonly files: RecordRepo<StoredFile>;
   readonly settings: SettingsRepo;
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;

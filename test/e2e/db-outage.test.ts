@@ -53,7 +53,7 @@ describe('database outage (postgres)', { skip: !process.env.TEST_DATABASE_URL &&
     const viaProxy = new URL(database.url);
     viaProxy.host = `127.0.0.1:${port}`;
     runtime = await openRuntime(loadConfig({ DATABASE_URL: viaProxy.toString(), TYCHO_API_KEY: TEST_KEY, DATABASE_POOL_SIZE: '2' }));
-    app = await buildApp({ store: runtime.store, cursorSecret: runtime.cursorSecret, logLevel: 'silent' });
+    app = await buildApp({ store: runtime.store, cursorSecret: runtime.cursorSecret, downloadSecret: runtime.downloadSecret, blobs: runtime.blobs, logLevel: 'silent' });
     await app.ready();
   });
   after(async () => {

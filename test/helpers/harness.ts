@@ -2,6 +2,9 @@
 // exist), a known API key, and a request helper that returns status, headers and parsed JSON.
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApiKey } from '../../src/domain/api-keys.ts';
@@ -79,11 +82,15 @@ export async function createHarness(
   options: { clock?: Clock; env?: Record<string, string>; rateLimits?: RateLimits; jwt?: JwtVerifier } = {},
 ): Promise<Harness> {
   const database = engine === 'postgres' ? await throwawayPostgres() : undefined;
-  const config = loadConfig({ DATABASE_URL: database?.url ?? ':memory:', TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', ...options.env });
+  const dataDir = mkdtempSync(join(tmpdir(), 'tycho-test-data-'));
+  const config = loadConfig({ DATABASE_URL: database?.url ?? ':memory:', TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', TYCHO_DATA_DIR: dataDir, ...options.env });
   const runtime = await openRuntime(config);
   const app = await buildApp({
     store: runtime.store,
     cursorSecret: runtime.cursorSecret,
+    downloadSecret: runtime.downloadSecret,
+    blobs: runtime.blobs,
+    uploadLimit: config.uploadLimit,
     bodyLimit: config.bodyLimit,
     logLevel: 'silent',
     ...(options.clock ? { clock: options.clock } : {}),
@@ -133,6 +140,7 @@ export async function createHarness(
       await app.close();
       await runtime.store.close();
       await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -15,6 +15,8 @@ describe('logs and metrics', () => {
     app = await buildApp({
       store: runtime.store,
       cursorSecret: runtime.cursorSecret,
+      downloadSecret: runtime.downloadSecret,
+      blobs: runtime.blobs,
       logLevel: 'info',
       logStream: { write: (line: string) => void lines.push(JSON.parse(line)) },
     });

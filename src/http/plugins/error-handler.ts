@@ -50,6 +50,7 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
     case 'FST_ERR_BAD_URL':
       return new AppError('bad_request', 'the request URL is not valid');
   }
+  if (e.statusCode === 413) return new AppError('payload_too_large', `the upload is larger than the limit (${e.message})`);
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new AppError('bad_request', e.message);
   }

@@ -1,8 +1,9 @@
-// Row mappings of the library resources: tagsets, notes, inboxes.
+// Row mappings of the library resources: tagsets, notes, inboxes, files.
 import type { Tagset } from '../../domain/tagsets.ts';
 import type { Note } from '../../domain/notes.ts';
 import type { Inbox } from '../../domain/inboxes.ts';
-import type { InboxesTable, NotesTable, TagsetsTable } from './schema.ts';
+import type { StoredFile } from '../../domain/files.ts';
+import type { FilesTable, InboxesTable, NotesTable, TagsetsTable } from './schema.ts';
 import type { RecordMapping } from './records.ts';
 
 export const tagsetMapping: RecordMapping<Tagset> = {
@@ -54,4 +55,31 @@ export const noteMapping: RecordMapping<Note> = {
 export const inboxMapping: RecordMapping<Inbox> = {
   toModel: (r: InboxesTable) => ({ id: r.id, orgId: r.org_id, name: r.name, email: r.email, createdAt: r.created_at, updatedAt: r.updated_at }),
   toRow: (i) => ({ id: i.id, org_id: i.orgId, name: i.name, email: i.email, created_at: i.createdAt, updated_at: i.updatedAt }),
+};
+
+export const fileMapping: RecordMapping<StoredFile> = {
+  toModel: (r: FilesTable) => ({
+    id: r.id,
+    orgId: r.org_id,
+    name: r.name,
+    filename: r.filename,
+    contentType: r.content_type,
+    size: r.size,
+    blobKey: r.blob_key,
+    associations: JSON.parse(r.associations),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  }),
+  toRow: (f) => ({
+    id: f.id,
+    org_id: f.orgId,
+    name: f.name,
+    filename: f.filename,
+    content_type: f.contentType,
+    size: f.size,
+    blob_key: f.blobKey,
+    associations: JSON.stringify(f.associations),
+    created_at: f.createdAt,
+    updated_at: f.updatedAt,
+  }),
 };

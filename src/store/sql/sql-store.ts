@@ -13,7 +13,7 @@ import { funnelRepo } from './funnels.ts';
 import { itemRepo } from './items.ts';
 import { activityRepo } from './activities.ts';
 import { recordRepo } from './records.ts';
-import { inboxMapping, noteMapping, tagsetMapping } from './library.ts';
+import { fileMapping, inboxMapping, noteMapping, tagsetMapping } from './library.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -40,6 +40,7 @@ export class SqlStore implements Store {
   readonly tagsets;
   readonly notes;
   readonly inboxes;
+  readonly files;
   readonly settings;
 
   constructor(
@@ -58,6 +59,7 @@ export class SqlStore implements Store {
     this.tagsets = recordRepo(db, 'tagsets', tagsetMapping);
     this.notes = recordRepo(db, 'notes', noteMapping);
     this.inboxes = recordRepo(db, 'inboxes', inboxMapping);
+    this.files = recordRepo(db, 'files', fileMapping);
     this.settings = settingsRepo(db);
   }
 

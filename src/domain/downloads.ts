@@ -1,0 +1,30 @@
+// Signed download URLs: a file can be fetched without a bearer token for one hour, through a path that names
+// the organization, the file and the expiry, with an HMAC over all three. Generated per response, never stored.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const DOWNLOAD_TTL_SECONDS = 3600;
+export const DOWNLOAD_PATH = '/tycho/downloads';
+
+export interface DownloadSigner {
+  /** The path and query of a download URL valid for an hour from `now` (seconds). */
+  path(orgId: string, fileId: string, now: number): string;
+  /** Whether a signature is genuine and not expired. */
+  verify(orgId: string, fileId: string, expires: number, signature: string, now: number): boolean;
+}
+
+export function createDownloadSigner(secret: string): DownloadSigner {
+  const sign = (orgId: string, fileId: string, expires: number) =>
+    createHmac('sha256', secret).update(`${orgId}/${fileId}/${expires}`).digest('base64url');
+  return {
+    path(orgId, fileId, now) {
+      const expires = Math.floor(now) + DOWNLOAD_TTL_SECONDS;
+      return `${DOWNLOAD_PATH}/${orgId}/${fileId}?expires=${expires}&signature=${sign(orgId, fileId, expires)}`;
+    },
+    verify(orgId, fileId, expires, signature, now) {
+      if (!Number.isSafeInteger(expires) || expires < now) return false;
+      const expected = Buffer.from(sign(orgId, fileId, expires));
+      const given = Buffer.from(signature);
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// Files: uploaded contents (kept in a blob store) with a display name and item associations. Creation
+// records `activity/file_created`. Downloads go through short-lived signed URLs (see downloads.ts).
+import { invalidAt, notFound } from './errors.ts';
+import { newId } from './ids.ts';
+import { timestamp, type Clock } from './clock.ts';
+import { constituent, principalActor, recordActivity } from './activity.ts';
+import { checkItemAssociations, type ItemAssociation } from './associations.ts';
+import type { Principal } from './api-keys.ts';
+import type { Page, PageRequest } from './pagination.ts';
+import type { BlobStore } from '../store/blob-store.ts';
+import type { Store } from '../store/store.ts';
+
+export interface StoredFile {
+  id: string;
+  orgId: string;
+  name: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  blobKey: string;
+  associations: ItemAssociation[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Upload {
+  filename: string;
+  contentType: string;
+  data: Buffer;
+  name?: string;
+  associations?: { type: string; id: string }[];
+}
+
+export async function createFile(store: Store, blobs: BlobStore, principal: Principal, upload: Upload, clock?: Clock): Promise<StoredFile> {
+  const filename = upload.filename.trim() || 'upload';
+  const id = newId();
+  const blobKey = `${principal.orgId}/${id}`;
+  // The blob is written first; if the transaction fails it is removed again, so nothing is left behind.
+  await blobs.put(blobKey, upload.data);
+  try {
+    return await store.transaction(async (tx) => {
+      const now = timestamp(clock);
+      const name = upload.name?.trim() || filename;
+      if (name.length > 255) throw invalidAt('/name', 'name must be at most 255 characters');
+      const file: StoredFile = {
+        id,
+        orgId: principal.orgId,
+        name,
+        filename,
+        contentType: upload.contentType || 'application/octet-stream',
+        size: upload.data.length,
+        blobKey,
+        associations: await checkItemAssociations(tx, principal.orgId, upload.associations ?? [], 'files'),
+        createdAt: now,
+        updatedAt: now,
+      };
+      await tx.files.insert(file);
+      await recordActivity(tx, principal.orgId, 'activity/file_created', now, [
+        principalActor(principal),
+        constituent('object', { id: file.id, type: 'file' }),
+        ...file.associations.map((a) => constituent('target', { ...a })),
+      ]);
+      return file;
+    }, principal.orgId);
+  } catch (error) {
+    await blobs.delete(blobKey);
+    throw error;
+  }
+}
+
+export async function getFile(store: Store, orgId: string, id: string): Promise<StoredFile> {
+  const file = await store.files.find(orgId, id);
+  if (!file) throw notFound();
+  return file;
+}
+
+export function listFiles(store: Store, orgId: string, page: PageRequest): Promise<Page<StoredFile>> {
+  return store.files.list(orgId, page);
+}
+
+export async function deleteFile(store: Store, blobs: BlobStore, orgId: string, id: string): Promise<void> {
+  const file = await store.transaction(async (tx) => {
+    const found = await getFile(tx, orgId, id);
+    await tx.files.delete(orgId, id);
+    return found;
+  }, orgId);
+  await blobs.delete(file.blobKey);
+}

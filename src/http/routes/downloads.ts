@@ -1,0 +1,31 @@
+// Tycho extension: GET /tycho/downloads/{org}/{file}?expires=…&signature=… serves a file's contents to whoever
+// holds a signed URL from a files response (no bearer token: the signature is the credential). A forged or
+// expired link answers 404.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { AppError } from '../../domain/errors.ts';
+import { DOWNLOAD_PATH } from '../../domain/downloads.ts';
+import type { RouteDeps } from '../route-deps.ts';
+
+export const downloadRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, blobs, downloads, clock }) => {
+  app.get(
+    `${DOWNLOAD_PATH}/:org/:file`,
+    {
+      schema: {
+        params: Type.Object({ org: Type.String(), file: Type.String() }),
+        querystring: Type.Object({ expires: Type.Integer(), signature: Type.String() }),
+      },
+    },
+    async (req, reply) => {
+      const { org, file: id } = req.params;
+      if (!downloads.verify(org, id, req.query.expires, req.query.signature, clock().getTime() / 1000)) throw new AppError('not_found');
+      const file = await store.files.find(org, id);
+      const data = file && (await blobs.get(file.blobKey));
+      if (!file || !data) throw new AppError('not_found');
+      return reply
+        .type(file.contentType)
+        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`)
+        .send(data);
+    },
+  );
+};

@@ -1,0 +1,274 @@
+// Inboxes through HTTP (reference §5.6): the read-only inbox API (list, retrieve, 404s, organization
+// isolation), the `tagsets` each inbox offers (exactly the tagsets whose associations name it, kept current as
+// tagsets change), and `tycho inboxes create`, the only way to make one, seen through the API.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ENGINES, TEST_KEY, createHarness, errorOf, throwawayPostgres, type EngineName, type Harness, type Response } from '../helpers/harness.ts';
+import { walkForward } from '../helpers/items.ts';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createApiKey } from '../../src/domain/api-keys.ts';
+import { createInbox } from '../../src/domain/inboxes.ts';
+import { ensureOrganization } from '../../src/domain/organizations.ts';
+import { openRuntime } from '../../src/runtime.ts';
+
+const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const ID = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
+const UNKNOWN_ID = '1ChFLYDsNehG6QDPrqx815';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function assertBareNotFound(res: Response): void {
+  assert.equal(res.status, 404, res.text);
+  const error = errorOf(res);
+  assert.equal(error.title, 'Not Found');
+  assert.equal(error.detail, undefined, res.text);
+}
+
+async function makeTagset(h: Harness, body: Record<string, unknown>): Promise<any> {
+  const res = await h.post('/v0/tagsets', body);
+  assert.equal(res.status, 201, res.text);
+  return res.body;
+}
+
+const pointers = (ids: string[]) => ids.map((id) => ({ id, type: 'tagset' }));
+
+/** Runs `tycho …` to completion with only the given environment (plus PATH and the like). */
+function tycho(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'TYCHO_API_KEY', 'TYCHO_BODY_LIMIT', 'NODE_TEST_CONTEXT']) delete base[name];
+  const child = spawn(process.execPath, ['bin/tycho.mjs', ...args], {
+    cwd: ROOT,
+    env: { ...base, LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    const guard = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`tycho ${args.join(' ')} did not finish; stdout: ${stdout} stderr: ${stderr}`));
+    }, 120_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(guard);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const lastLine = (text: string) => text.split('\n').filter((l) => l.trim() !== '').at(-1) ?? '';
+
+/** A database the CLI and an in-process app share: a SQLite file in a temp dir, or a throwaway PostgreSQL one. */
+async function sharedDatabase(engine: EngineName): Promise<{ url: string; drop(): Promise<void> }> {
+  if (engine === 'postgres') return throwawayPostgres();
+  const dir = mkdtempSync(join(tmpdir(), 'tycho-inboxes-'));
+  return { url: join(dir, 'tycho.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Opens the database as the server would, with the test key, and answers requests in-process. */
+async function openApp(url: string) {
+  const runtime = await openRuntime(loadConfig({ DATABASE_URL: url, TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent' }));
+  const app = await buildApp({ store: runtime.store, cursorSecret: runtime.cursorSecret, logLevel: 'silent' });
+  await app.ready();
+  const get = async (path: string, key = TEST_KEY) => {
+    const res = await app.inject({ url: path, headers: { authorization: `Bearer ${key}` } });
+    return { status: res.statusCode, headers: res.headers, body: res.body === '' ? undefined : JSON.parse(res.body), text: res.body } as Response;
+  };
+  return {
+    runtime,
+    get,
+    async close() {
+      await app.close();
+      await runtime.store.close();
+    },
+  };
+}
+
+for (const engine of ENGINES) {
+  describe(`inboxes: list, retrieve, tagsets, isolation (${engine})`, () => {
+    let h: Harness;
+    let support: any;
+    let sales: any;
+    before(async () => {
+      h = await createHarness(engine);
+      support = await createInbox(h.store, h.orgId, { name: ' Support ', email: 'Support@Example.com' });
+      sales = await createInbox(h.store, h.orgId, { name: 'Sales', email: 'sales@example.com' });
+    });
+    after(() => h.close());
+
+    it('lists inboxes in a list envelope with the inbox shape, in creation order', async () => {
+      const res = await h.get('/v0/inboxes');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.type, 'list');
+      assert.deepEqual(res.body.meta, { cursors: {} });
+      assert.deepEqual(res.body.data.map((i: any) => i.id), [support.id, sales.id]);
+      const [first] = res.body.data;
+      assert.match(first.id, ID);
+      assert.equal(first.type, 'inbox');
+      assert.equal(first.name, 'Support');
+      assert.equal(first.can_read, true);
+      assert.match(first.created_at, ISO_MS);
+      assert.match(first.updated_at, ISO_MS);
+      assert.ok(Array.isArray(first.tagsets));
+      assert.deepEqual(Object.keys(first).sort(), ['can_read', 'created_at', 'id', 'name', 'tagsets', 'type', 'updated_at']);
+    });
+
+    it('pages with limit=1 through next', async () => {
+      const pages = await walkForward((query) => h.get(`/v0/inboxes?limit=1${query ? `&${query}` : ''}`));
+      assert.deepEqual(pages.map((p) => p.data.map((i: any) => i.id)), [[support.id], [sales.id]]);
+    });
+
+    it('retrieves one inbox by id, the same object the list shows', async () => {
+      const res = await h.get(`/v0/inboxes/${sales.id}`);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.id, sales.id);
+      assert.equal(res.body.name, 'Sales');
+      const listed = (await h.get('/v0/inboxes')).body.data.find((i: any) => i.id === sales.id);
+      assert.deepEqual(res.body, listed);
+    });
+
+    it('an unknown inbox id → 404 without detail', async () => {
+      assertBareNotFound(await h.get(`/v0/inboxes/${UNKNOWN_ID}`));
+      assertBareNotFound(await h.get('/v0/inboxes/nope'));
+    });
+
+    it('tagsets lists exactly the tagsets whose associations name the inbox, and follows their changes', async () => {
+      const tagsetsOf = async (id: string) => {
+        const one = await h.get(`/v0/inboxes/${id}`);
+        assert.equal(one.status, 200, one.text);
+        const listed = (await h.get('/v0/inboxes')).body.data.find((i: any) => i.id === id);
+        assert.deepEqual(listed.tagsets, one.body.tagsets, 'list and retrieve agree');
+        return one.body.tagsets;
+      };
+      assert.deepEqual(await tagsetsOf(support.id), []);
+
+      const both = await makeTagset(h, { name: 'Both', associations: [{ type: 'inbox', id: support.id }, { type: 'calls' }, { type: 'inbox', id: sales.id }] });
+      await makeTagset(h, { name: 'Calls only', associations: [{ type: 'calls' }, { type: 'meetings' }] });
+      await makeTagset(h, { name: 'Unassociated' });
+      const supportOnly = await makeTagset(h, { name: 'Support only', associations: [{ type: 'inbox', id: support.id }] });
+      assert.deepEqual(await tagsetsOf(support.id), pointers([both.id, supportOnly.id]));
+      assert.deepEqual(await tagsetsOf(sales.id), pointers([both.id]));
+
+      // Moving a tagset from one inbox to the other.
+      const moved = await h.patch(`/v0/tagsets/${supportOnly.id}`, { associations: [{ type: 'inbox', id: sales.id }] });
+      assert.equal(moved.status, 200, moved.text);
+      assert.deepEqual(await tagsetsOf(support.id), pointers([both.id]));
+      assert.deepEqual(await tagsetsOf(sales.id), pointers([both.id, supportOnly.id]));
+
+      // Dropping the inbox association, and deleting a tagset.
+      assert.equal((await h.patch(`/v0/tagsets/${both.id}`, { associations: [{ type: 'calls' }] })).status, 200);
+      assert.deepEqual(await tagsetsOf(support.id), []);
+      assert.equal((await h.delete(`/v0/tagsets/${supportOnly.id}`)).status, 204);
+      assert.deepEqual(await tagsetsOf(sales.id), []);
+    });
+
+    it("another organization's key: its list does not show ours, and our inbox → 404", async () => {
+      const other = await h.newOrg();
+      const theirs = await createInbox(h.store, other.orgId, { name: 'Theirs', email: 'theirs@example.com' });
+      const list = await h.get('/v0/inboxes', { key: other.key });
+      assert.equal(list.status, 200);
+      assert.deepEqual(list.body.data.map((i: any) => i.id), [theirs.id]);
+      assertBareNotFound(await h.get(`/v0/inboxes/${support.id}`, { key: other.key }));
+      assertBareNotFound(await h.get(`/v0/inboxes/${theirs.id}`));
+      assert.equal((await h.get(`/v0/inboxes/${theirs.id}`, { key: other.key })).status, 200);
+      assert.equal((await h.get('/v0/inboxes')).body.data.some((i: any) => i.id === theirs.id), false);
+    });
+
+    it('a read-only key can read inboxes', async () => {
+      const key = await h.readOnlyKey();
+      assert.equal((await h.get('/v0/inboxes', { key })).status, 200);
+      assert.equal((await h.get(`/v0/inboxes/${support.id}`, { key })).status, 200);
+    });
+
+    it('the API has no call that creates, updates or deletes an inbox', async () => {
+      for (const [method, url] of [
+        ['POST', '/v0/inboxes'],
+        ['PATCH', `/v0/inboxes/${support.id}`],
+        ['DELETE', `/v0/inboxes/${support.id}`],
+      ] as const) {
+        const res = await h.request(method, url, { body: { name: 'x', email: 'x@example.com' } });
+        assert.ok(res.status === 404 || res.status === 405, `${method} ${url} → ${res.status}`);
+      }
+      assert.equal((await h.get(`/v0/inboxes/${support.id}`)).body.name, 'Support');
+    });
+  });
+
+  describe(`tycho inboxes create (${engine})`, () => {
+    let db: { url: string; drop(): Promise<void> };
+    before(async () => {
+      db = await sharedDatabase(engine);
+    });
+    after(() => db.drop());
+
+    it('creates an inbox (its id the last stdout line) that the API then lists and retrieves', async () => {
+      const run = await tycho(['inboxes', 'create', '--name', 'Support', '--email', 'support@example.com'], { DATABASE_URL: db.url });
+      assert.equal(run.code, 0, run.stderr);
+      const id = lastLine(run.stdout);
+      assert.match(id, ID, run.stdout);
+
+      const app = await openApp(db.url);
+      try {
+        const one = await app.get(`/v0/inboxes/${id}`);
+        assert.equal(one.status, 200, one.text);
+        assert.equal(one.body.type, 'inbox');
+        assert.equal(one.body.name, 'Support');
+        assert.deepEqual(one.body.tagsets, []);
+        assert.equal(one.body.can_read, true);
+        const list = await app.get('/v0/inboxes');
+        assert.deepEqual(list.body.data.map((i: any) => i.id), [id]);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('--org puts the inbox in that organization only', async () => {
+      const run = await tycho(['inboxes', 'create', '--name', 'Acme desk', '--email', 'desk@acme.example', '--org', 'acme'], { DATABASE_URL: db.url });
+      assert.equal(run.code, 0, run.stderr);
+      const id = lastLine(run.stdout);
+      assert.match(id, ID, run.stdout);
+
+      const app = await openApp(db.url);
+      try {
+        const { organization } = await ensureOrganization(app.runtime.store, 'acme');
+        const { token } = await createApiKey(app.runtime.store, organization.id);
+        const theirs = await app.get(`/v0/inboxes/${id}`, token);
+        assert.equal(theirs.status, 200, theirs.text);
+        assert.equal(theirs.body.name, 'Acme desk');
+        assertBareNotFound(await app.get(`/v0/inboxes/${id}`));
+        assert.equal((await app.get('/v0/inboxes')).body.data.some((i: any) => i.id === id), false);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('without --email (or --name) → exit 2 with the usage, and no inbox', async () => {
+      for (const args of [['--name', 'Lonely'], ['--email', 'lonely@example.com']]) {
+        const run = await tycho(['inboxes', 'create', ...args], { DATABASE_URL: db.url });
+        assert.equal(run.code, 2, `${args.join(' ')}: ${run.stdout} ${run.stderr}`);
+        assert.match(run.stderr, /--name and --email/);
+        assert.match(run.stderr, /Usage: tycho/);
+        assert.match(run.stderr, /inboxes create --name NAME --email ADDRESS/);
+        assert.equal(run.stdout, '');
+      }
+      const app = await openApp(db.url);
+      try {
+        assert.equal((await app.get('/v0/inboxes')).body.data.some((i: any) => i.name === 'Lonely'), false);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('an address that is not an email → exit 1 with the reason', async () => {
+      const run = await tycho(['inboxes', 'create', '--name', 'Bad', '--email', 'not-an-address'], { DATABASE_URL: db.url });
+      assert.equal(run.code, 1, run.stdout);
+      assert.match(run.stderr, /not an email address/);
+    });
+  });
+}
