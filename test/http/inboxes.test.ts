@@ -66,16 +66,30 @@ function tycho(args: string[], env: Record<string, string>): Promise<{ code: num
 const lastLine = (text: string) => text.split('\n').filter((l) => l.trim() !== '').at(-1) ?? '';
 
 /** A database the CLI and an in-process app share: a SQLite file in a temp dir, or a throwaway PostgreSQL one. */
-async function sharedDatabase(engine: EngineName): Promise<{ url: string; drop(): Promise<void> }> {
-  if (engine === 'postgres') return throwawayPostgres();
+async function sharedDatabase(engine: EngineName): Promise<{ url: string; env: Record<string, string>; drop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'tycho-inboxes-'));
-  return { url: join(dir, 'tycho.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  const removeDir = async () => rmSync(dir, { recursive: true, force: true });
+  // The CLI keeps its data directory (blobs) in the temp dir too, never in the working tree.
+  const env = (url: string) => ({ DATABASE_URL: url, TYCHO_DATA_DIR: dir });
+  if (engine === 'postgres') {
+    const database = await throwawayPostgres();
+    return { url: database.url, env: env(database.url), drop: async () => (await database.drop(), await removeDir()) };
+  }
+  const url = join(dir, 'tycho.db');
+  return { url, env: env(url), drop: removeDir };
 }
 
 /** Opens the database as the server would, with the test key, and answers requests in-process. */
 async function openApp(url: string) {
-  const runtime = await openRuntime(loadConfig({ DATABASE_URL: url, TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent' }));
-  const app = await buildApp({ store: runtime.store, cursorSecret: runtime.cursorSecret, logLevel: 'silent' });
+  const dataDir = mkdtempSync(join(tmpdir(), 'tycho-inboxes-data-'));
+  const runtime = await openRuntime(loadConfig({ DATABASE_URL: url, TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', TYCHO_DATA_DIR: dataDir }));
+  const app = await buildApp({
+    store: runtime.store,
+    cursorSecret: runtime.cursorSecret,
+    downloadSecret: runtime.downloadSecret,
+    blobs: runtime.blobs,
+    logLevel: 'silent',
+  });
   await app.ready();
   const get = async (path: string, key = TEST_KEY) => {
     const res = await app.inject({ url: path, headers: { authorization: `Bearer ${key}` } });
@@ -87,6 +101,7 @@ async function openApp(url: string) {
     async close() {
       await app.close();
       await runtime.store.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -201,14 +216,14 @@ for (const engine of ENGINES) {
   });
 
   describe(`tycho inboxes create (${engine})`, () => {
-    let db: { url: string; drop(): Promise<void> };
+    let db: Awaited<ReturnType<typeof sharedDatabase>>;
     before(async () => {
       db = await sharedDatabase(engine);
     });
     after(() => db.drop());
 
     it('creates an inbox (its id the last stdout line) that the API then lists and retrieves', async () => {
-      const run = await tycho(['inboxes', 'create', '--name', 'Support', '--email', 'support@example.com'], { DATABASE_URL: db.url });
+      const run = await tycho(['inboxes', 'create', '--name', 'Support', '--email', 'support@example.com'], db.env);
       assert.equal(run.code, 0, run.stderr);
       const id = lastLine(run.stdout);
       assert.match(id, ID, run.stdout);
@@ -229,7 +244,7 @@ for (const engine of ENGINES) {
     });
 
     it('--org puts the inbox in that organization only', async () => {
-      const run = await tycho(['inboxes', 'create', '--name', 'Acme desk', '--email', 'desk@acme.example', '--org', 'acme'], { DATABASE_URL: db.url });
+      const run = await tycho(['inboxes', 'create', '--name', 'Acme desk', '--email', 'desk@acme.example', '--org', 'acme'], db.env);
       assert.equal(run.code, 0, run.stderr);
       const id = lastLine(run.stdout);
       assert.match(id, ID, run.stdout);
@@ -250,7 +265,7 @@ for (const engine of ENGINES) {
 
     it('without --email (or --name) → exit 2 with the usage, and no inbox', async () => {
       for (const args of [['--name', 'Lonely'], ['--email', 'lonely@example.com']]) {
-        const run = await tycho(['inboxes', 'create', ...args], { DATABASE_URL: db.url });
+        const run = await tycho(['inboxes', 'create', ...args], db.env);
         assert.equal(run.code, 2, `${args.join(' ')}: ${run.stdout} ${run.stderr}`);
         assert.match(run.stderr, /--name and --email/);
         assert.match(run.stderr, /Usage: tycho/);
@@ -266,7 +281,7 @@ for (const engine of ENGINES) {
     });
 
     it('an address that is not an email → exit 1 with the reason', async () => {
-      const run = await tycho(['inboxes', 'create', '--name', 'Bad', '--email', 'not-an-address'], { DATABASE_URL: db.url });
+      const run = await tycho(['inboxes', 'create', '--name', 'Bad', '--email', 'not-an-address'], db.env);
       assert.equal(run.code, 1, run.stdout);
       assert.match(run.stderr, /not an email address/);
     });
