@@ -27,6 +27,8 @@ import { tagsetRoutes } from './http/routes/tagsets.ts';
 import { noteRoutes } from './http/routes/notes.ts';
 import { inboxRoutes } from './http/routes/inboxes.ts';
 import { fileRoutes } from './http/routes/files.ts';
+import { conversationRoutes } from './http/routes/inbox-conversations.ts';
+import { messageRoutes } from './http/routes/inbox-messages.ts';
 import { downloadRoutes } from './http/routes/downloads.ts';
 import multipart from '@fastify/multipart';
 import { createDownloadSigner } from './domain/downloads.ts';
@@ -109,6 +111,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(noteRoutes, deps);
       await v0.register(inboxRoutes, deps);
       await v0.register(fileRoutes, deps);
+      await v0.register(conversationRoutes, deps);
+      await v0.register(messageRoutes, deps);
     },
     { prefix: '/v0' },
   );

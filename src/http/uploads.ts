@@ -5,7 +5,8 @@ import type { FastifyRequest } from 'fastify';
 import { AppError, invalidAt } from '../domain/errors.ts';
 import type { Upload } from '../domain/files.ts';
 
-export async function readUpload(request: FastifyRequest): Promise<Upload> {
+/** `fileOptional`: a `file_id` field may stand in for the file (attachments); it is returned as `fileId`. */
+export async function readUpload(request: FastifyRequest, options: { fileOptional?: boolean } = {}): Promise<Upload & { fileId?: string }> {
   if (!request.isMultipart()) {
     throw new AppError('unsupported_media_type', 'send the upload as multipart/form-data with a "file" part');
   }
@@ -20,6 +21,8 @@ export async function readUpload(request: FastifyRequest): Promise<Upload> {
       (fields[part.fieldname] ??= []).push(String(part.value));
     }
   }
+  const fileId = fields.file_id?.[0];
+  if (!file && options.fileOptional && fileId !== undefined) return { filename: '', contentType: '', data: Buffer.alloc(0), fileId };
   if (!file) throw invalidAt('/file', 'the upload needs a "file" part with the file contents and a filename');
   const upload: Upload = { ...file };
   if (fields.name?.[0] !== undefined) upload.name = fields.name[0];

@@ -12,6 +12,7 @@ import type { Tagset } from '../domain/tagsets.ts';
 import type { Note } from '../domain/notes.ts';
 import type { Inbox } from '../domain/inboxes.ts';
 import type { StoredFile } from '../domain/files.ts';
+import type { Attachment, Conversation, Message } from '../domain/inbox-messages.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 
 export interface OrganizationRepo {
@@ -108,7 +109,8 @@ export interface RecordRepo<T extends { id: string; orgId: string }> {
   delete(orgId: string, id: string): Promise<void>;
   find(orgId: string, id: string): Promise<T | undefined>;
   findMany(orgId: string, ids: string[]): Promise<T[]>;
-  list(orgId: string, page: PageRequest): Promise<Page<T>>;
+  /** `where`: equality conditions on columns (e.g. `{inbox_id: …}`). */
+  list(orgId: string, page: PageRequest, where?: Record<string, string>): Promise<Page<T>>;
 }
 
 export interface SettingsRepo {
@@ -128,6 +130,9 @@ export interface Store {
   readonly notes: RecordRepo<Note>;
   readonly inboxes: RecordRepo<Inbox>;
   readonly files: RecordRepo<StoredFile>;
+  readonly conversations: RecordRepo<Conversation>;
+  readonly messages: RecordRepo<Message>;
+  readonly attachments: RecordRepo<Attachment>;
   readonly settings: SettingsRepo;
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;

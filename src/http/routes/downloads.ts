@@ -1,10 +1,12 @@
-// Tycho extension: GET /tycho/downloads/{org}/{file}?expires=…&signature=… serves a file's contents to whoever
-// holds a signed URL from a files response (no bearer token: the signature is the credential). A forged or
-// expired link answers 404.
+// Tycho extension: GET /tycho/downloads/{org}/{id}?expires=…&signature=… serves the contents of a file or a
+// message attachment to whoever holds a signed URL from a response (no bearer token: the signature is the
+// credential). A forged or expired link answers 404.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../domain/errors.ts';
-import { DOWNLOAD_PATH } from '../../domain/downloads.ts';
+import { DOWNLOAD_PATH, type DownloadSigner } from '../../domain/downloads.ts';
+import type { Clock } from '../../domain/clock.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 export const downloadRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, blobs, downloads, clock }) => {
@@ -19,7 +21,7 @@ export const downloadRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     async (req, reply) => {
       const { org, file: id } = req.params;
       if (!downloads.verify(org, id, req.query.expires, req.query.signature, clock().getTime() / 1000)) throw new AppError('not_found');
-      const file = await store.files.find(org, id);
+      const file = (await store.files.find(org, id)) ?? (await store.attachments.find(org, id));
       const data = file && (await blobs.get(file.blobKey));
       if (!file || !data) throw new AppError('not_found');
       return reply
@@ -29,3 +31,8 @@ export const downloadRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     },
   );
 };
+
+/** An absolute signed download URL for a file or attachment, valid for an hour. */
+export function downloadUrl(request: FastifyRequest, downloads: DownloadSigner, clock: Clock, orgId: string, id: string): string {
+  return `${request.protocol}://${request.host}${downloads.path(orgId, id, clock().getTime() / 1000)}`;
+}

@@ -6,13 +6,13 @@ import { createFile, deleteFile, getFile, listFiles, type StoredFile } from '../
 import { ListOf, PageQuery } from '../schemas/common.ts';
 import { FileWire, renderFile } from '../schemas/files.ts';
 import { readUpload } from '../uploads.ts';
+import { downloadUrl } from './downloads.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 const Params = Type.Object({ id: Type.String() });
 
 export const fileRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock, blobs, downloads }) => {
-  const render = (req: FastifyRequest) => (file: StoredFile) =>
-    renderFile(file, `${req.protocol}://${req.host}${downloads.path(file.orgId, file.id, clock().getTime() / 1000)}`);
+  const render = (req: FastifyRequest) => (file: StoredFile) => renderFile(file, downloadUrl(req, downloads, clock, file.orgId, file.id));
 
   app.get('/files', { schema: { querystring: PageQuery, response: { 200: ListOf(FileWire) } } }, async (req) =>
     listing.envelope(req, 'files', await listFiles(store, req.principal.orgId, listing.page(req, req.query, 'files')), render(req)),

@@ -5,6 +5,7 @@ import * as foundation from './0001-foundation.ts';
 import * as items from './0002-items.ts';
 import * as activities from './0003-activities.ts';
 import * as library from './0004-library.ts';
+import * as messages from './0005-messages.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0002-items': items,
   '0003-activities': activities,
   '0004-library': library,
+  '0005-messages': messages,
 };
 
 export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {

@@ -6,7 +6,7 @@ import type { RecordRepo } from '../store.ts';
 import type { Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 
-type OwnedTable = 'tagsets' | 'notes' | 'inboxes' | 'files';
+type OwnedTable = 'tagsets' | 'notes' | 'inboxes' | 'files' | 'inbox_conversations' | 'inbox_messages' | 'message_attachments';
 
 export interface RecordMapping<T> {
   toModel(row: any): T;
@@ -39,8 +39,10 @@ export function recordRepo<T extends { id: string; orgId: string }>(
       if (ids.length === 0) return [];
       return (await byOrg(orgId).where('r.id', 'in', ids).orderBy('r.id').execute()).map(mapping.toModel);
     },
-    async list(orgId, page) {
-      const result = await fetchPage(byOrg(orgId), [{ column: 'r.id', desc: false }], page, (r) => ({ key: [], id: r.id }));
+    async list(orgId, page, where = {}) {
+      let query = byOrg(orgId);
+      for (const [column, value] of Object.entries(where)) query = query.where(`r.${column}`, '=', value);
+      const result = await fetchPage(query, [{ column: 'r.id', desc: false }], page, (r) => ({ key: [], id: r.id }));
       return mapPage(result, mapping.toModel);
     },
   };

@@ -154,6 +154,44 @@ export interface FilesTable {
   updated_at: string;
 }
 
+export interface InboxConversationsTable {
+  id: string;
+  org_id: string;
+  inbox_id: string;
+  subject: string;
+  state: string;
+  draft: number;
+  last_message_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InboxMessagesTable {
+  id: string;
+  org_id: string;
+  inbox_id: string;
+  conversation_id: string;
+  subject: string;
+  body: string;
+  draft: number;
+  lock_version: number;
+  /** JSON array of addresses. */
+  addresses: string;
+  created_at: string;
+  sent_at: string | null;
+}
+
+export interface MessageAttachmentsTable {
+  id: string;
+  org_id: string;
+  message_id: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  blob_key: string;
+  created_at: string;
+}
+
 export interface SettingsTable {
   key: string;
   value: string;
@@ -172,6 +210,9 @@ export interface Database {
   notes: NotesTable;
   inboxes: InboxesTable;
   files: FilesTable;
+  inbox_conversations: InboxConversationsTable;
+  inbox_messages: InboxMessagesTable;
+  message_attachments: MessageAttachmentsTable;
   activity_entities: ActivityEntitiesTable;
   settings: SettingsTable;
 }

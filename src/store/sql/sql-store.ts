@@ -14,6 +14,7 @@ import { itemRepo } from './items.ts';
 import { activityRepo } from './activities.ts';
 import { recordRepo } from './records.ts';
 import { fileMapping, inboxMapping, noteMapping, tagsetMapping } from './library.ts';
+import { attachmentMapping, conversationMapping, messageMapping } from './messages.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -41,6 +42,9 @@ export class SqlStore implements Store {
   readonly notes;
   readonly inboxes;
   readonly files;
+  readonly conversations;
+  readonly messages;
+  readonly attachments;
   readonly settings;
 
   constructor(
@@ -60,6 +64,9 @@ export class SqlStore implements Store {
     this.notes = recordRepo(db, 'notes', noteMapping);
     this.inboxes = recordRepo(db, 'inboxes', inboxMapping);
     this.files = recordRepo(db, 'files', fileMapping);
+    this.conversations = recordRepo(db, 'inbox_conversations', conversationMapping);
+    this.messages = recordRepo(db, 'inbox_messages', messageMapping);
+    this.attachments = recordRepo(db, 'message_attachments', attachmentMapping);
     this.settings = settingsRepo(db);
   }
 

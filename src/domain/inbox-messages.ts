@@ -1,0 +1,310 @@
+// Inbox conversations and email messages. The API creates, edits and deletes drafts and manages their
+// attachments; Tycho adds an extension that sends a draft (draft → sent, `activity/inbox_message_sent`), so
+// every state is reachable. Addresses are matched to people (by email) and organizations (by domain).
+import { AppError, invalidAt, notFound } from './errors.ts';
+import { newId } from './ids.ts';
+import { timestamp, type Clock } from './clock.ts';
+import { constituent, principalActor, recordActivity } from './activity.ts';
+import { loadSchema } from './collection-schema.ts';
+import { indexKey } from './items.ts';
+import { parseValue, ValueProblem } from './field-types/index.ts';
+import type { ItemAssociation } from './associations.ts';
+import type { Principal } from './api-keys.ts';
+import type { Upload } from './files.ts';
+import type { BodyInput } from './notes.ts';
+import type { BlobStore } from '../store/blob-store.ts';
+import type { Store } from '../store/store.ts';
+
+export type AddressRole = 'from' | 'reply_to' | 'to' | 'cc' | 'bcc';
+
+export interface Address {
+  id: string;
+  email: string;
+  role: AddressRole;
+  person?: ItemAssociation;
+  organization?: ItemAssociation;
+}
+
+export interface Conversation {
+  id: string;
+  orgId: string;
+  inboxId: string;
+  subject: string;
+  state: 'unassigned' | 'active' | 'closed' | 'waiting';
+  /** A draft reply exists. */
+  draft: boolean;
+  lastMessageAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Message {
+  id: string;
+  orgId: string;
+  inboxId: string;
+  conversationId: string;
+  subject: string;
+  markdown: string;
+  draft: boolean;
+  lockVersion: number;
+  addresses: Address[];
+  createdAt: string;
+  sentAt: string | null;
+}
+
+export interface Attachment {
+  id: string;
+  orgId: string;
+  messageId: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  blobKey: string;
+  createdAt: string;
+}
+
+export interface Recipient {
+  email: string;
+  name?: string;
+}
+
+export interface DraftInput {
+  inbox_id: string;
+  conversation_id?: string;
+  subject?: string;
+  body: BodyInput;
+  to?: Recipient[];
+  cc?: Recipient[];
+  bcc?: Recipient[];
+}
+
+export type DraftPatch = Partial<Omit<DraftInput, 'inbox_id' | 'conversation_id'>> & { lock_version: number };
+
+const DRAFT_ONLY = 'attachments can only be managed on draft messages';
+
+function markdownOf(body: BodyInput, pointer = '/body'): string {
+  const markdown = typeof body === 'string' ? body : body.markdown;
+  if (typeof markdown !== 'string') throw invalidAt(pointer, 'body needs markdown text, e.g. {"markdown": "Hello"}');
+  return markdown;
+}
+
+/** The people item holding the email and the organization item holding its domain, when they exist. */
+async function matchAddress(store: Store, orgId: string, email: string, role: AddressRole): Promise<Address> {
+  const address: Address = { id: newId(), email, role };
+  for (const [ref, fieldRef, key, property] of [
+    ['people', 'email', email, 'person'],
+    ['organizations', 'domain', email.slice(email.lastIndexOf('@') + 1), 'organization'],
+  ] as const) {
+    const schema = await loadSchema(store, orgId, ref);
+    const field = schema.byRef.get(fieldRef);
+    if (!field) continue;
+    const [id] = await store.items.idsWithKey(orgId, field.id, indexKey(field, key.toLowerCase()));
+    if (id) address[property] = { id, type: 'item', collection: { id: schema.collection.id, type: 'collection', ref: schema.collection.ref } };
+  }
+  return address;
+}
+
+async function recipients(store: Store, orgId: string, input: Partial<DraftInput>, current: Address[] = []): Promise<Address[]> {
+  const result: Address[] = current.filter((a) => a.role === 'from' || a.role === 'reply_to');
+  for (const role of ['to', 'cc', 'bcc'] as const) {
+    const list = input[role];
+    if (list === undefined) {
+      result.push(...current.filter((a) => a.role === role));
+      continue;
+    }
+    for (const [i, recipient] of list.entries()) {
+      let email: string;
+      try {
+        email = parseValue({ type: 'value/email', data: recipient.email }, { field: EMAIL_FIELD }) as string;
+      } catch (error) {
+        if (error instanceof ValueProblem) throw invalidAt(`/${role}/${i}/email`, `email ${error.detail}`);
+        throw error;
+      }
+      result.push(await matchAddress(store, orgId, email, role));
+    }
+  }
+  return result;
+}
+
+/** A stand-in email field: recipient addresses are checked like email values. */
+const EMAIL_FIELD = {
+  id: 'recipient', orgId: '', collectionId: '', ref: 'email', name: 'Email', description: null, type: 'field/email' as const,
+  cardinality: 'one' as const, required: false, unique: false, readonly: false, kind: 'system' as const, config: {}, defaultValues: [],
+  createdAt: '', updatedAt: '',
+};
+
+export async function createDraft(store: Store, principal: Principal, input: DraftInput, clock?: Clock): Promise<Message> {
+  const orgId = principal.orgId;
+  return store.transaction(async (tx) => {
+    const inbox = await tx.inboxes.find(orgId, input.inbox_id);
+    if (!inbox) throw invalidAt('/inbox_id', `no inbox has id "${input.inbox_id}"`);
+    const markdown = markdownOf(input.body);
+    const now = timestamp(clock);
+    let conversation: Conversation;
+    if (input.conversation_id !== undefined) {
+      const found = await tx.conversations.find(orgId, input.conversation_id);
+      if (!found || found.inboxId !== inbox.id) throw invalidAt('/conversation_id', `inbox ${inbox.id} has no conversation "${input.conversation_id}"`);
+      conversation = { ...found, draft: true, updatedAt: now };
+      await tx.conversations.update(conversation);
+    } else {
+      conversation = { id: newId(), orgId, inboxId: inbox.id, subject: input.subject ?? '', state: 'active', draft: true, lastMessageAt: null, createdAt: now, updatedAt: now };
+      await tx.conversations.insert(conversation);
+    }
+    const from = await matchAddress(tx, orgId, inbox.email, 'from');
+    const message: Message = {
+      id: newId(),
+      orgId,
+      inboxId: inbox.id,
+      conversationId: conversation.id,
+      subject: input.subject ?? conversation.subject,
+      markdown,
+      draft: true,
+      lockVersion: 0,
+      addresses: await recipients(tx, orgId, input, [from]),
+      createdAt: now,
+      sentAt: null,
+    };
+    await tx.messages.insert(message);
+    return message;
+  }, orgId);
+}
+
+export async function getMessage(store: Store, orgId: string, id: string): Promise<Message> {
+  const message = await store.messages.find(orgId, id);
+  if (!message) throw notFound();
+  return message;
+}
+
+export async function getConversation(store: Store, orgId: string, id: string): Promise<Conversation> {
+  const conversation = await store.conversations.find(orgId, id);
+  if (!conversation) throw notFound();
+  return conversation;
+}
+
+function requireDraft(message: Message, action: string): void {
+  if (!message.draft) throw new AppError('validation_failed', `only draft messages can be ${action}; this message has been sent`);
+}
+
+export async function updateDraft(store: Store, orgId: string, id: string, patch: DraftPatch): Promise<Message> {
+  return store.transaction(async (tx) => {
+    const current = await getMessage(tx, orgId, id);
+    requireDraft(current, 'updated');
+    if (patch.lock_version !== current.lockVersion) {
+      throw new AppError('stale_lock_version', `lock_version ${patch.lock_version} is stale: the draft is at ${current.lockVersion}; fetch it and apply the change again`);
+    }
+    const next: Message = { ...current, lockVersion: current.lockVersion + 1 };
+    if (patch.subject !== undefined) next.subject = patch.subject;
+    if (patch.body !== undefined) next.markdown = markdownOf(patch.body);
+    next.addresses = await recipients(tx, orgId, patch, current.addresses);
+    await tx.messages.update(next);
+    return next;
+  }, orgId);
+}
+
+export async function deleteDraft(store: Store, blobs: BlobStore, orgId: string, id: string): Promise<void> {
+  const attachments = await store.transaction(async (tx) => {
+    const message = await getMessage(tx, orgId, id);
+    requireDraft(message, 'deleted');
+    const all = await listAttachments(tx, orgId, id);
+    for (const a of all) await tx.attachments.delete(orgId, a.id);
+    await tx.messages.delete(orgId, id);
+    await refreshConversation(tx, orgId, message.conversationId, timestamp());
+    return all;
+  }, orgId);
+  for (const a of attachments) await blobs.delete(a.blobKey);
+}
+
+export async function listAttachments(store: Store, orgId: string, messageId: string): Promise<Attachment[]> {
+  return (await store.attachments.list(orgId, { limit: 100 }, { message_id: messageId })).rows;
+}
+
+/** Adds an uploaded file, or a copy of an existing file (`file_id`), to a draft. */
+export async function addAttachment(
+  store: Store,
+  blobs: BlobStore,
+  orgId: string,
+  messageId: string,
+  source: { upload: Upload } | { fileId: string },
+  clock?: Clock,
+): Promise<Attachment> {
+  const message = await getMessage(store, orgId, messageId);
+  if (!message.draft) throw new AppError('validation_failed', DRAFT_ONLY);
+  let upload: Pick<Upload, 'filename' | 'contentType' | 'data'>;
+  if ('fileId' in source) {
+    const file = await store.files.find(orgId, source.fileId);
+    const data = file && (await blobs.get(file.blobKey));
+    if (!file || !data) throw invalidAt('/file_id', `no file has id "${source.fileId}"`);
+    upload = { filename: file.filename, contentType: file.contentType, data };
+  } else {
+    upload = source.upload;
+  }
+  const attachment: Attachment = {
+    id: newId(),
+    orgId,
+    messageId,
+    filename: upload.filename || 'attachment',
+    contentType: upload.contentType || 'application/octet-stream',
+    size: upload.data.length,
+    blobKey: '',
+    createdAt: timestamp(clock),
+  };
+  attachment.blobKey = `${orgId}/attachments/${attachment.id}`;
+  await blobs.put(attachment.blobKey, upload.data);
+  try {
+    await store.transaction(async (tx) => {
+      // Checked again inside the transaction: the draft may have been sent meanwhile.
+      if (!(await getMessage(tx, orgId, messageId)).draft) throw new AppError('validation_failed', DRAFT_ONLY);
+      await tx.attachments.insert(attachment);
+    }, orgId);
+  } catch (error) {
+    await blobs.delete(attachment.blobKey);
+    throw error;
+  }
+  return attachment;
+}
+
+export async function removeAttachment(store: Store, blobs: BlobStore, orgId: string, messageId: string, id: string): Promise<void> {
+  const attachment = await store.transaction(async (tx) => {
+    const message = await getMessage(tx, orgId, messageId);
+    const found = await tx.attachments.find(orgId, id);
+    if (!found || found.messageId !== message.id) throw notFound();
+    if (!message.draft) throw new AppError('validation_failed', DRAFT_ONLY);
+    await tx.attachments.delete(orgId, id);
+    return found;
+  }, orgId);
+  await blobs.delete(attachment.blobKey);
+}
+
+/** Tycho extension: sends a draft. Nothing leaves the machine; the message becomes sent and the activity is recorded. */
+export async function sendDraft(store: Store, principal: Principal, id: string, clock?: Clock): Promise<Message> {
+  return store.transaction(async (tx) => {
+    const message = await getMessage(tx, principal.orgId, id);
+    if (!message.draft) throw new AppError('validation_failed', 'this message has already been sent');
+    if (!message.addresses.some((a) => a.role === 'to' || a.role === 'cc' || a.role === 'bcc')) {
+      throw new AppError('validation_failed', 'a draft needs at least one recipient (to, cc or bcc) before it can be sent');
+    }
+    const now = timestamp(clock);
+    const sent: Message = { ...message, draft: false, sentAt: now };
+    await tx.messages.update(sent);
+    await refreshConversation(tx, principal.orgId, message.conversationId, now, now);
+    await recordActivity(tx, principal.orgId, 'activity/inbox_message_sent', now, [
+      principalActor(principal),
+      constituent('object', { id: message.id, type: 'email_message' }),
+    ]);
+    return sent;
+  }, principal.orgId);
+}
+
+/** Keeps the conversation's `draft` flag (a draft exists) and last message time current. */
+async function refreshConversation(store: Store, orgId: string, id: string, now: string, lastMessageAt?: string): Promise<void> {
+  const conversation = await store.conversations.find(orgId, id);
+  if (!conversation) return;
+  const messages = (await store.messages.list(orgId, { limit: 100 }, { conversation_id: id })).rows;
+  await store.conversations.update({
+    ...conversation,
+    draft: messages.some((m) => m.draft),
+    lastMessageAt: lastMessageAt ?? conversation.lastMessageAt,
+    updatedAt: now,
+  });
+}
+
