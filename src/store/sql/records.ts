@@ -13,6 +13,37 @@ export interface RecordMapping<T> {
   toRow(model: T): Record<string, unknown> & { id: string; org_id: string };
 }
 
+const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const snake = (property: string) => property.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * The usual mapping between a row and its model: snake_case columns ↔ camelCase properties, JSON columns
+ * parsed, 0/1 columns as booleans; `renames` maps a column to a property of another name.
+ */
+export function columnMapping<T>(spec: { json?: string[]; booleans?: string[]; renames?: Record<string, string> } = {}): RecordMapping<T> {
+  const json = new Set(spec.json ?? []);
+  const booleans = new Set(spec.booleans ?? []);
+  const renames = spec.renames ?? {};
+  const columnOf = Object.fromEntries(Object.entries(renames).map(([column, property]) => [property, column]));
+  return {
+    toModel(row: Record<string, unknown>) {
+      const model: Record<string, unknown> = {};
+      for (const [column, value] of Object.entries(row)) {
+        model[renames[column] ?? camel(column)] = json.has(column) ? JSON.parse(value as string) : booleans.has(column) ? value === 1 : value;
+      }
+      return model as T;
+    },
+    toRow(model: T) {
+      const row: Record<string, unknown> = {};
+      for (const [property, value] of Object.entries(model as Record<string, unknown>)) {
+        const column = columnOf[property] ?? snake(property);
+        row[column] = json.has(column) ? JSON.stringify(value) : booleans.has(column) ? (value ? 1 : 0) : value;
+      }
+      return row as Record<string, unknown> & { id: string; org_id: string };
+    },
+  };
+}
+
 export function recordRepo<T extends { id: string; orgId: string }>(
   db: Kysely<Database>,
   table: OwnedTable,
