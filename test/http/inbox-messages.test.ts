@@ -1,0 +1,533 @@
+// Inbox conversations, messages (drafts), draft attachments and the Tycho send extension through HTTP
+// (reference §5.7, §5.8; seed §3, §4.7; issue 5): creating drafts with recipients matched to people and
+// organizations, validation, conversations and their listing / includes, message listing and includes,
+// lock_version updates, deletion, attachments by upload or file_id, sending (inbox_message_sent) and what a
+// sent message refuses, and organization isolation.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
+import { assertInvalid, email, makeItem, text, val } from '../helpers/items.ts';
+import { download, postMultipart } from '../helpers/multipart.ts';
+import { createInbox } from '../../src/domain/inboxes.ts';
+import { hashToken } from '../../src/domain/api-keys.ts';
+
+const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const ID = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
+const UNKNOWN_ID = '1111111111111111111111';
+
+function assertBareNotFound(res: Response): void {
+  assert.equal(res.status, 404, res.text);
+  const error = errorOf(res);
+  assert.equal(error.title, 'Not Found');
+  assert.equal(error.detail, undefined, res.text);
+}
+
+function assert422(res: Response, detail?: RegExp): string {
+  assert.equal(res.status, 422, res.text);
+  const error = errorOf(res);
+  assert.equal(typeof error.detail, 'string');
+  if (detail) assert.match(error.detail!, detail);
+  return error.detail!;
+}
+
+async function draft(h: Harness, body: Record<string, unknown>, key?: string): Promise<any> {
+  const res = await h.post('/v0/inbox_messages', body, key ? { key } : {});
+  assert.equal(res.status, 201, res.text);
+  return res.body;
+}
+
+async function listIds(h: Harness, url: string, key?: string): Promise<string[]> {
+  const res = await h.get(url, key ? { key } : {});
+  assert.equal(res.status, 200, res.text);
+  return res.body.data.map((x: any) => x.id);
+}
+
+async function sentActivities(h: Harness): Promise<any[]> {
+  const res = await h.get('/v0/activities?limit=100&type[eq]=activity/inbox_message_sent');
+  assert.equal(res.status, 200, res.text);
+  return res.body.data;
+}
+
+const filePart = (filename: string, content: string) => ({ name: 'file', filename, content, contentType: 'text/plain' });
+
+for (const engine of ENGINES) {
+  describe(`inbox messages: drafts, recipients, conversations (${engine})`, () => {
+    let h: Harness;
+    let inboxId: string;
+    let otherInboxId: string;
+    let people: { id: string; type: 'collection'; ref: string };
+    let companies: { id: string; type: 'collection'; ref: string };
+    let ada: any;
+    let acme: any;
+    before(async () => {
+      h = await createHarness(engine);
+      inboxId = (await createInbox(h.store, h.orgId, { name: 'Support', email: 'support@tycho.test' })).id;
+      otherInboxId = (await createInbox(h.store, h.orgId, { name: 'Sales', email: 'sales@tycho.test' })).id;
+      ada = await makeItem(h, 'people', { name: text('Ada Lovelace'), email: [email('ada@analytical.test')] });
+      acme = await makeItem(h, 'organizations', { name: text('Acme'), domain: [val('uri/domain', 'acme.test')] });
+      const collections = (await h.get('/v0/collections')).body.data;
+      const pick = (ref: string) => ({ id: collections.find((c: any) => c.ref === ref).id, type: 'collection' as const, ref });
+      people = pick('people');
+      companies = pick('organizations');
+    });
+    after(() => h.close());
+
+    it('creates a draft: 201 email_message with draft true, lock_version 0, the markdown body and addresses (from the inbox, then recipients)', async () => {
+      const res = await h.post('/v0/inbox_messages', {
+        inbox_id: inboxId,
+        subject: 'Hello',
+        body: { markdown: 'Hi **there**' },
+        to: [{ email: 'nobody@elsewhere.test', name: 'Nobody' }],
+        cc: [{ email: 'cc@elsewhere.test' }],
+        bcc: [{ email: 'bcc@elsewhere.test' }],
+      });
+      assert.equal(res.status, 201, res.text);
+      const m = res.body;
+      assert.match(m.id, ID);
+      assert.equal(m.type, 'email_message');
+      assert.equal(m.subject, 'Hello');
+      assert.deepEqual(m.body, { markdown: 'Hi **there**' });
+      assert.equal(m.draft, true);
+      assert.equal(m.lock_version, 0);
+      assert.match(m.created_at, ISO_MS);
+      assert.equal('updated_at' in m, false);
+      assert.deepEqual(
+        m.addresses.map((a: any) => [a.type, a.role, a.email]),
+        [
+          ['message_address', 'from', 'support@tycho.test'],
+          ['message_address', 'to', 'nobody@elsewhere.test'],
+          ['message_address', 'cc', 'cc@elsewhere.test'],
+          ['message_address', 'bcc', 'bcc@elsewhere.test'],
+        ],
+      );
+      for (const a of m.addresses) {
+        assert.match(a.id, ID);
+        assert.equal('person' in a, false);
+        assert.equal('organization' in a, false);
+      }
+    });
+
+    it('a recipient whose email belongs to a person gets `person`; one whose domain belongs to an organization gets `organization`', async () => {
+      const m = await draft(h, {
+        inbox_id: inboxId,
+        body: { markdown: 'x' },
+        to: [{ email: 'ada@analytical.test' }, { email: 'wile@acme.test' }],
+        cc: [{ email: 'stranger@nowhere.test' }],
+      });
+      const [from, toAda, toWile, ccStranger] = m.addresses;
+      assert.equal(from.role, 'from');
+      assert.equal(toAda.email, 'ada@analytical.test');
+      assert.deepEqual(toAda.person, { id: ada.id, type: 'item', collection: people });
+      assert.equal('organization' in toAda, false);
+      assert.equal(toWile.email, 'wile@acme.test');
+      assert.deepEqual(toWile.organization, { id: acme.id, type: 'item', collection: companies });
+      assert.equal('person' in toWile, false);
+      assert.equal('person' in ccStranger, false);
+      assert.equal('organization' in ccStranger, false);
+      // Retrieval shows the same links.
+      const got = await h.get(`/v0/inbox_messages/${m.id}?include[]=addresses`);
+      assert.deepEqual(got.body.addresses, m.addresses);
+    });
+
+    it('accepts the body as a plain string', async () => {
+      const m = await draft(h, { inbox_id: inboxId, body: 'Just text' });
+      assert.deepEqual(m.body, { markdown: 'Just text' });
+      assert.deepEqual(m.addresses.map((a: any) => a.role), ['from']);
+    });
+
+    it('an unknown inbox → 422 at /inbox_id', async () => {
+      assertInvalid(await h.post('/v0/inbox_messages', { inbox_id: UNKNOWN_ID, body: { markdown: 'x' } }), '/inbox_id');
+    });
+
+    it('a malformed recipient email → 422 at /to/0/email (and /cc/1/email)', async () => {
+      assertInvalid(await h.post('/v0/inbox_messages', { inbox_id: inboxId, body: 'x', to: [{ email: 'not an email' }] }), '/to/0/email');
+      assertInvalid(
+        await h.post('/v0/inbox_messages', { inbox_id: inboxId, body: 'x', cc: [{ email: 'ok@example.com' }, { email: 'nope@' }] }),
+        '/cc/1/email',
+      );
+    });
+
+    it('a conversation_id of another inbox (or unknown) → 422 at /conversation_id; one of the same inbox joins it', async () => {
+      const first = await draft(h, { inbox_id: otherInboxId, subject: 'Sales thread', body: 'x' });
+      const conversationId = (await h.get(`/v0/inbox_messages/${first.id}?include[]=conversation`)).body.conversation.id;
+      assertInvalid(await h.post('/v0/inbox_messages', { inbox_id: inboxId, conversation_id: conversationId, body: 'y' }), '/conversation_id');
+      assertInvalid(await h.post('/v0/inbox_messages', { inbox_id: inboxId, conversation_id: UNKNOWN_ID, body: 'y' }), '/conversation_id');
+      const reply = await draft(h, { inbox_id: otherInboxId, conversation_id: conversationId, body: 'reply' });
+      assert.equal(reply.subject, 'Sales thread');
+      const ids = await listIds(h, `/v0/inbox_messages?conversation_id[eq]=${conversationId}`);
+      assert.deepEqual(ids.sort(), [first.id, reply.id].sort());
+    });
+
+    it('a new draft creates a conversation: listed by inbox_id[eq] and filter[inbox_id][eq] as pointers; retrieved with draft true', async () => {
+      const inbox = (await createInbox(h.store, h.orgId, { name: 'Fresh', email: 'fresh@tycho.test' })).id;
+      assert.deepEqual(await listIds(h, `/v0/inbox_conversations?inbox_id[eq]=${inbox}`), []);
+      const m = await draft(h, { inbox_id: inbox, subject: 'New thread', body: 'x' });
+      const list = await h.get(`/v0/inbox_conversations?inbox_id[eq]=${inbox}`);
+      assert.equal(list.status, 200, list.text);
+      assert.equal(list.body.data.length, 1);
+      const [pointer] = list.body.data;
+      assert.deepEqual(Object.keys(pointer).sort(), ['id', 'type']);
+      assert.equal(pointer.type, 'inbox_conversation');
+      assert.deepEqual(await listIds(h, `/v0/inbox_conversations?filter[inbox_id][eq]=${inbox}`), [pointer.id]);
+      // Not listed under another inbox.
+      assert.equal((await listIds(h, `/v0/inbox_conversations?inbox_id[eq]=${inboxId}`)).includes(pointer.id), false);
+
+      const c = await h.get(`/v0/inbox_conversations/${pointer.id}`);
+      assert.equal(c.status, 200, c.text);
+      assert.equal(c.body.id, pointer.id);
+      assert.equal(c.body.type, 'inbox_conversation');
+      assert.equal(c.body.subject, 'New thread');
+      assert.equal(c.body.draft, true);
+      assert.equal(c.body.last_message_at, null);
+      assert.match(c.body.created_at, ISO_MS);
+      assert.equal('messages' in c.body, false);
+      assert.equal('inbox' in c.body, false);
+
+      const withMessages = await h.get(`/v0/inbox_conversations/${pointer.id}?include[]=messages`);
+      assert.equal(withMessages.status, 200, withMessages.text);
+      assert.deepEqual(withMessages.body.messages.map((x: any) => [x.id, x.type, x.draft]), [[m.id, 'email_message', true]]);
+      const withInbox = await h.get(`/v0/inbox_conversations/${pointer.id}?include[]=inbox`);
+      assert.equal(withInbox.status, 200, withInbox.text);
+      assert.equal(withInbox.body.inbox.id, inbox);
+      assert.equal(withInbox.body.inbox.type, 'inbox');
+      assertBareNotFound(await h.get(`/v0/inbox_conversations/${UNKNOWN_ID}`));
+      assert.equal((await h.get(`/v0/inbox_conversations/${pointer.id}?include[]=bogus`)).status, 400);
+    });
+
+    it('GET /v0/inbox_messages lists pointers, filtered by inbox_id[eq] and conversation_id[eq] (and the filter[…] spellings)', async () => {
+      const inbox = (await createInbox(h.store, h.orgId, { name: 'Listing', email: 'listing@tycho.test' })).id;
+      const a = await draft(h, { inbox_id: inbox, subject: 'A', body: 'a' });
+      const b = await draft(h, { inbox_id: inbox, subject: 'B', body: 'b' });
+      const elsewhere = await draft(h, { inbox_id: otherInboxId, subject: 'C', body: 'c' });
+      const res = await h.get(`/v0/inbox_messages?inbox_id[eq]=${inbox}`);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.type, 'list');
+      for (const p of res.body.data) assert.deepEqual(Object.keys(p).sort(), ['id', 'type']);
+      assert.deepEqual(res.body.data.map((p: any) => p.type), ['email_message', 'email_message']);
+      assert.deepEqual(res.body.data.map((p: any) => p.id).sort(), [a.id, b.id].sort());
+      assert.deepEqual((await listIds(h, `/v0/inbox_messages?filter[inbox_id][eq]=${inbox}`)).sort(), [a.id, b.id].sort());
+      const conversationOfA = (await h.get(`/v0/inbox_messages/${a.id}?include[]=conversation`)).body.conversation.id;
+      assert.deepEqual(await listIds(h, `/v0/inbox_messages?conversation_id[eq]=${conversationOfA}`), [a.id]);
+      assert.deepEqual(await listIds(h, `/v0/inbox_messages?filter[conversation_id][eq]=${conversationOfA}`), [a.id]);
+      const all = await listIds(h, '/v0/inbox_messages?limit=100');
+      for (const id of [a.id, b.id, elsewhere.id]) assert.ok(all.includes(id));
+    });
+
+    it('GET one: no includes by default; include[] addresses, attachments, conversation; unknown include → 400; unknown id → 404', async () => {
+      const m = await draft(h, { inbox_id: inboxId, subject: 'Includes', body: 'x', to: [{ email: 'ada@analytical.test' }] });
+      const plain = await h.get(`/v0/inbox_messages/${m.id}`);
+      assert.equal(plain.status, 200, plain.text);
+      assert.equal(plain.body.id, m.id);
+      assert.equal(plain.body.draft, true);
+      for (const k of ['addresses', 'attachments', 'conversation']) assert.equal(k in plain.body, false, k);
+      const all = await h.get(`/v0/inbox_messages/${m.id}?include[]=addresses&include[]=attachments&include[]=conversation`);
+      assert.equal(all.status, 200, all.text);
+      assert.deepEqual(all.body.addresses, m.addresses);
+      assert.deepEqual(all.body.attachments, []);
+      assert.equal(all.body.conversation.type, 'inbox_conversation');
+      assert.equal(all.body.conversation.subject, 'Includes');
+      assert.equal(all.body.conversation.draft, true);
+      const bad = await h.get(`/v0/inbox_messages/${m.id}?include[]=addresses&include[]=recipients`);
+      assert.equal(bad.status, 400, bad.text);
+      assert.equal(errorOf(bad).source?.parameter, 'include[]');
+      assertBareNotFound(await h.get(`/v0/inbox_messages/${UNKNOWN_ID}`));
+    });
+
+    it('PATCH with the current lock_version → 200 and lock_version + 1; `to` replaces the recipients, omitted lists are kept', async () => {
+      const m = await draft(h, { inbox_id: inboxId, subject: 'v0', body: 'v0', to: [{ email: 'one@elsewhere.test' }], cc: [{ email: 'cc@elsewhere.test' }] });
+      const first = await h.patch(`/v0/inbox_messages/${m.id}`, { lock_version: 0, subject: 'v1', body: { markdown: 'v1' } });
+      assert.equal(first.status, 200, first.text);
+      assert.equal(first.body.lock_version, 1);
+      assert.equal(first.body.subject, 'v1');
+      assert.deepEqual(first.body.body, { markdown: 'v1' });
+      assert.deepEqual(first.body.addresses.map((a: any) => [a.role, a.email]), [
+        ['from', 'support@tycho.test'],
+        ['to', 'one@elsewhere.test'],
+        ['cc', 'cc@elsewhere.test'],
+      ]);
+      const second = await h.patch(`/v0/inbox_messages/${m.id}`, { lock_version: 1, to: [{ email: 'two@elsewhere.test' }, { email: 'ada@analytical.test' }] });
+      assert.equal(second.status, 200, second.text);
+      assert.equal(second.body.lock_version, 2);
+      assert.equal(second.body.subject, 'v1');
+      assert.deepEqual(second.body.addresses.map((a: any) => [a.role, a.email]), [
+        ['from', 'support@tycho.test'],
+        ['to', 'two@elsewhere.test'],
+        ['to', 'ada@analytical.test'],
+        ['cc', 'cc@elsewhere.test'],
+      ]);
+      assert.deepEqual(second.body.addresses[2].person, { id: ada.id, type: 'item', collection: people });
+      const got = await h.get(`/v0/inbox_messages/${m.id}?include[]=addresses`);
+      assert.equal(got.body.lock_version, 2);
+      assert.deepEqual(got.body.addresses, second.body.addresses);
+    });
+
+    it('PATCH with a stale lock_version → 409 with x-should-retry: false, and nothing changes', async () => {
+      const m = await draft(h, { inbox_id: inboxId, subject: 'orig', body: 'orig' });
+      assert.equal((await h.patch(`/v0/inbox_messages/${m.id}`, { lock_version: 0, subject: 'next' })).status, 200);
+      const stale = await h.patch(`/v0/inbox_messages/${m.id}`, { lock_version: 0, subject: 'stale' });
+      assert.equal(stale.status, 409, stale.text);
+      errorOf(stale);
+      assert.equal(stale.headers['x-should-retry'], 'false');
+      const got = await h.get(`/v0/inbox_messages/${m.id}`);
+      assert.equal(got.body.subject, 'next');
+      assert.equal(got.body.lock_version, 1);
+      assertBareNotFound(await h.patch(`/v0/inbox_messages/${UNKNOWN_ID}`, { lock_version: 0, subject: 'x' }));
+    });
+
+    it('PATCH with a bad recipient → 422 at /to/0/email', async () => {
+      const m = await draft(h, { inbox_id: inboxId, body: 'x' });
+      assertInvalid(await h.patch(`/v0/inbox_messages/${m.id}`, { lock_version: 0, to: [{ email: 'bad' }] }), '/to/0/email');
+      assert.equal((await h.get(`/v0/inbox_messages/${m.id}`)).body.lock_version, 0);
+    });
+
+    it('DELETE a draft → 204 with no body; then GET and DELETE → 404', async () => {
+      const m = await draft(h, { inbox_id: inboxId, body: 'bye' });
+      const res = await h.delete(`/v0/inbox_messages/${m.id}`);
+      assert.equal(res.status, 204, res.text);
+      assert.equal(res.text, '');
+      assertBareNotFound(await h.get(`/v0/inbox_messages/${m.id}`));
+      assertBareNotFound(await h.delete(`/v0/inbox_messages/${m.id}`));
+      assert.equal((await listIds(h, '/v0/inbox_messages?limit=100')).includes(m.id), false);
+    });
+
+    it('a read-only key cannot create a draft (403)', async () => {
+      const key = await h.readOnlyKey();
+      const res = await h.post('/v0/inbox_messages', { inbox_id: inboxId, body: 'x' }, { key });
+      assert.equal(res.status, 403, res.text);
+    });
+  });
+
+  describe(`inbox messages: attachments (${engine})`, () => {
+    let h: Harness;
+    let inboxId: string;
+    before(async () => {
+      h = await createHarness(engine);
+      inboxId = (await createInbox(h.store, h.orgId, { name: 'Support', email: 'support@tycho.test' })).id;
+    });
+    after(() => h.close());
+
+    const attachmentsOf = async (id: string) => {
+      const res = await h.get(`/v0/inbox_messages/${id}?include[]=attachments`);
+      assert.equal(res.status, 200, res.text);
+      return res.body.attachments as any[];
+    };
+
+    it('a multipart `file` → 201 message_attachment whose download works', async () => {
+      const m = await draft(h, { inbox_id: inboxId, body: 'x' });
+      const res = await postMultipart(h, `/v0/inbox_messages/${m.id}/attachments`, [filePart('invoice.txt', 'invoice body')]);
+      assert.equal(res.status, 201, res.text);
+      const a = res.body;
+      assert.match(a.id, ID);
+      assert.equal(a.type, 'message_attachment');
+      assert.equal(a.filename, 'invoice.txt');
+      assert.equal(a.size, 12);
+      assert.match(a.created_at, ISO_MS);
+      assert.deepEqual(Object.keys(a).sort(), ['created_at', 'download_url', 'filename', 'id', 'size', 'type']);
+      const got = await download(h, a.download_url);
+      assert.equal(got.status, 200);
+      assert.equal(got.text, 'invoice body');
+      assert.match(String(got.headers['content-disposition']), /invoice\.txt/);
+      const listed = await attachmentsOf(m.id);
+      assert.deepEqual(listed.map((x) => [x.id, x.filename, x.size]), [[a.id, 'invoice.txt', 12]]);
+      assert.equal((await download(h, listed[0].download_url)).text, 'invoice body');
+    });
+
+    it('JSON {"file_id"} of an uploaded file → 201 with a copy of that file', async () => {
+      const file = await postMultipart(h, '/v0/files', [filePart('shared.txt', 'shared contents')]);
+      assert.equal(file.status, 201, file.text);
+      const m = await draft(h, { inbox_id: inboxId, body: 'x' });
+      const res = await h.post(`/v0/inbox_messages/${m.id}/attachments`, { file_id: file.body.id });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.type, 'message_attachment');
+      assert.notEqual(res.body.id, file.body.id);
+      assert.equal(res.body.filename, 'shared.txt');
+      assert.equal(res.body.size, 15);
+      assert.equal((await download(h, res.body.download_url)).text, 'shared contents');
+      // A copy: deleting the file leaves the attachment's contents.
+      assert.equal((await h.delete(`/v0/files/${file.body.id}`)).status, 204);
+      assert.equal((await download(h, res.body.download_url)).text, 'shared contents');
+    });
+
+    it('a multipart `file_id` field → 201 with a copy of that file', async () => {
+      const file = await postMultipart(h, '/v0/files', [filePart('ruby.txt', 'from ruby')]);
+      const m = await draft(h, { inbox_id: inboxId, body: 'x' });
+      const res = await postMultipart(h, `/v0/inbox_messages/${m.id}/attachments`, [{ name: 'file_id', value: file.body.id }]);
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.filename, 'ruby.txt');
+      assert.equal(res.body.size, 9);
+      assert.equal((await download(h, res.body.download_url)).text, 'from ruby');
+    });
+
+    it('an unknown file_id → 422 at /file_id; neither file nor file_id → 422', async () => {
+      const m = await draft(h, { inbox_id: inboxId, body: 'x' });
+      assertInvalid(await h.post(`/v0/inbox_messages/${m.id}/attachments`, { file_id: UNKNOWN_ID }), '/file_id');
+      assertInvalid(await h.post(`/v0/inbox_messages/${m.id}/attachments`, {}), '/file_id');
+      assertInvalid(await postMultipart(h, `/v0/inbox_messages/${m.id}/attachments`, [{ name: 'other', value: 'x' }]), '/file');
+      assert.deepEqual(await attachmentsOf(m.id), []);
+    });
+
+    it('adding to an unknown message → 404', async () => {
+      assertBareNotFound(await postMultipart(h, `/v0/inbox_messages/${UNKNOWN_ID}/attachments`, [filePart('a.txt', 'a')]));
+    });
+
+    it('DELETE an attachment → 204 with no body; it is gone from include[]=attachments and its download', async () => {
+      const m = await draft(h, { inbox_id: inboxId, body: 'x' });
+      const keep = (await postMultipart(h, `/v0/inbox_messages/${m.id}/attachments`, [filePart('keep.txt', 'keep')])).body;
+      const drop = (await postMultipart(h, `/v0/inbox_messages/${m.id}/attachments`, [filePart('drop.txt', 'drop')])).body;
+      const res = await h.delete(`/v0/inbox_messages/${m.id}/attachments/${drop.id}`);
+      assert.equal(res.status, 204, res.text);
+      assert.equal(res.text, '');
+      assert.deepEqual((await attachmentsOf(m.id)).map((a) => a.id), [keep.id]);
+      assertBareNotFound(await download(h, drop.download_url));
+      assertBareNotFound(await h.delete(`/v0/inbox_messages/${m.id}/attachments/${drop.id}`));
+    });
+
+    it('DELETE an unknown attachment, an attachment of another message, or on an unknown message → 404', async () => {
+      const m = await draft(h, { inbox_id: inboxId, body: 'x' });
+      const n = await draft(h, { inbox_id: inboxId, body: 'y' });
+      const a = (await postMultipart(h, `/v0/inbox_messages/${m.id}/attachments`, [filePart('a.txt', 'a')])).body;
+      assertBareNotFound(await h.delete(`/v0/inbox_messages/${m.id}/attachments/${UNKNOWN_ID}`));
+      assertBareNotFound(await h.delete(`/v0/inbox_messages/${n.id}/attachments/${a.id}`));
+      assertBareNotFound(await h.delete(`/v0/inbox_messages/${UNKNOWN_ID}/attachments/${a.id}`));
+      assert.deepEqual((await attachmentsOf(m.id)).map((x) => x.id), [a.id]);
+    });
+
+    it('deleting a draft removes its attachments (download 404)', async () => {
+      const m = await draft(h, { inbox_id: inboxId, body: 'x' });
+      const a = (await postMultipart(h, `/v0/inbox_messages/${m.id}/attachments`, [filePart('a.txt', 'a')])).body;
+      assert.equal((await download(h, a.download_url)).status, 200);
+      assert.equal((await h.delete(`/v0/inbox_messages/${m.id}`)).status, 204);
+      assertBareNotFound(await download(h, a.download_url));
+    });
+  });
+
+  describe(`inbox messages: sending (Tycho extension) (${engine})`, () => {
+    let h: Harness;
+    let inboxId: string;
+    before(async () => {
+      h = await createHarness(engine);
+      inboxId = (await createInbox(h.store, h.orgId, { name: 'Support', email: 'support@tycho.test' })).id;
+    });
+    after(() => h.close());
+
+    it('POST /v0/tycho/inbox_messages/{id}/send → 200 with draft false; records exactly one activity/inbox_message_sent', async () => {
+      const m = await draft(h, { inbox_id: inboxId, subject: 'Send me', body: 'x', to: [{ email: 'to@elsewhere.test' }] });
+      const beforeCount = (await sentActivities(h)).length;
+      const res = await h.post(`/v0/tycho/inbox_messages/${m.id}/send`);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.id, m.id);
+      assert.equal(res.body.type, 'email_message');
+      assert.equal(res.body.draft, false);
+      assert.equal((await h.get(`/v0/inbox_messages/${m.id}`)).body.draft, false);
+      const all = await sentActivities(h);
+      assert.equal(all.length, beforeCount + 1);
+      const mine = all.filter((a) => a.constituents.some((c: any) => c.relation === 'object' && c.entity.id === m.id));
+      assert.equal(mine.length, 1, JSON.stringify(all));
+      const key = await h.store.apiKeys.findByHash(hashToken(h.key));
+      assert.ok(key);
+      assert.equal(mine[0].type, 'activity/inbox_message_sent');
+      assert.match(mine[0].occurred_at, ISO_MS);
+      assert.deepEqual(mine[0].constituents, [
+        { type: 'constituent', relation: 'actor', entity: { id: key.id, type: 'api_key' } },
+        { type: 'constituent', relation: 'object', entity: { id: m.id, type: 'email_message' } },
+      ]);
+    });
+
+    it('a draft without recipients → 422 and stays a draft; sending twice → 422 and records no second activity', async () => {
+      const bare = await draft(h, { inbox_id: inboxId, body: 'nobody' });
+      assert422(await h.post(`/v0/tycho/inbox_messages/${bare.id}/send`), /recipient/);
+      assert.equal((await h.get(`/v0/inbox_messages/${bare.id}`)).body.draft, true);
+      const m = await draft(h, { inbox_id: inboxId, body: 'x', bcc: [{ email: 'hidden@elsewhere.test' }] });
+      assert.equal((await h.post(`/v0/tycho/inbox_messages/${m.id}/send`)).status, 200);
+      const count = (await sentActivities(h)).length;
+      assert422(await h.post(`/v0/tycho/inbox_messages/${m.id}/send`));
+      assert.equal((await sentActivities(h)).length, count);
+      assertBareNotFound(await h.post(`/v0/tycho/inbox_messages/${UNKNOWN_ID}/send`));
+    });
+
+    it('after sending: PATCH, DELETE, adding and removing attachments → 422 (attachments: only on draft messages)', async () => {
+      const m = await draft(h, { inbox_id: inboxId, subject: 'Locked', body: 'x', to: [{ email: 'to@elsewhere.test' }] });
+      const a = (await postMultipart(h, `/v0/inbox_messages/${m.id}/attachments`, [filePart('a.txt', 'a')])).body;
+      assert.equal((await h.post(`/v0/tycho/inbox_messages/${m.id}/send`)).status, 200);
+      assert422(await h.patch(`/v0/inbox_messages/${m.id}`, { lock_version: 0, subject: 'changed' }));
+      assert422(await h.delete(`/v0/inbox_messages/${m.id}`));
+      assert422(await postMultipart(h, `/v0/inbox_messages/${m.id}/attachments`, [filePart('b.txt', 'b')]), /attachments can only be managed on draft messages/);
+      assert422(await h.delete(`/v0/inbox_messages/${m.id}/attachments/${a.id}`), /attachments can only be managed on draft messages/);
+      const got = await h.get(`/v0/inbox_messages/${m.id}?include[]=attachments`);
+      assert.equal(got.body.subject, 'Locked');
+      assert.equal(got.body.draft, false);
+      assert.deepEqual(got.body.attachments.map((x: any) => x.id), [a.id]);
+    });
+
+    it('the conversation of a sent message shows draft false and a last_message_at', async () => {
+      const m = await draft(h, { inbox_id: inboxId, subject: 'Convo', body: 'x', to: [{ email: 'to@elsewhere.test' }] });
+      const conversationId = (await h.get(`/v0/inbox_messages/${m.id}?include[]=conversation`)).body.conversation.id;
+      const beforeSend = (await h.get(`/v0/inbox_conversations/${conversationId}`)).body;
+      assert.equal(beforeSend.draft, true);
+      assert.equal(beforeSend.last_message_at, null);
+      assert.equal((await h.post(`/v0/tycho/inbox_messages/${m.id}/send`)).status, 200);
+      const afterSend = (await h.get(`/v0/inbox_conversations/${conversationId}`)).body;
+      assert.equal(afterSend.draft, false);
+      assert.match(afterSend.last_message_at, ISO_MS);
+      // A new draft reply in the conversation makes it draft again.
+      await draft(h, { inbox_id: inboxId, conversation_id: conversationId, body: 'reply' });
+      assert.equal((await h.get(`/v0/inbox_conversations/${conversationId}`)).body.draft, true);
+    });
+
+    it('a read-only key cannot send (403)', async () => {
+      const m = await draft(h, { inbox_id: inboxId, body: 'x', to: [{ email: 'to@elsewhere.test' }] });
+      const res = await h.post(`/v0/tycho/inbox_messages/${m.id}/send`, undefined, { key: await h.readOnlyKey() });
+      assert.equal(res.status, 403, res.text);
+      assert.equal((await h.get(`/v0/inbox_messages/${m.id}`)).body.draft, true);
+    });
+  });
+
+  describe(`inbox messages: organization isolation (${engine})`, () => {
+    let h: Harness;
+    let other: { orgId: string; key: string };
+    let m: any;
+    let conversationId: string;
+    let attachment: any;
+    let inboxId: string;
+    before(async () => {
+      h = await createHarness(engine);
+      inboxId = (await createInbox(h.store, h.orgId, { name: 'Support', email: 'support@tycho.test' })).id;
+      other = await h.newOrg();
+      m = await draft(h, { inbox_id: inboxId, subject: 'Ours', body: 'x', to: [{ email: 'to@elsewhere.test' }] });
+      conversationId = (await h.get(`/v0/inbox_messages/${m.id}?include[]=conversation`)).body.conversation.id;
+      attachment = (await postMultipart(h, `/v0/inbox_messages/${m.id}/attachments`, [filePart('a.txt', 'a')])).body;
+    });
+    after(() => h.close());
+
+    it("another organization's key → 404 for the message (GET, PATCH, DELETE, send)", async () => {
+      const key = other.key;
+      assertBareNotFound(await h.get(`/v0/inbox_messages/${m.id}`, { key }));
+      assertBareNotFound(await h.patch(`/v0/inbox_messages/${m.id}`, { lock_version: 0, subject: 'theirs' }, { key }));
+      assertBareNotFound(await h.delete(`/v0/inbox_messages/${m.id}`, { key }));
+      assertBareNotFound(await h.post(`/v0/tycho/inbox_messages/${m.id}/send`, undefined, { key }));
+      assert.deepEqual(await listIds(h, '/v0/inbox_messages?limit=100', key), []);
+      const ours = await h.get(`/v0/inbox_messages/${m.id}`);
+      assert.equal(ours.body.draft, true);
+      assert.equal(ours.body.subject, 'Ours');
+    });
+
+    it("another organization's key → 404 for the conversation, and it is not listed", async () => {
+      assertBareNotFound(await h.get(`/v0/inbox_conversations/${conversationId}`, { key: other.key }));
+      assert.deepEqual(await listIds(h, `/v0/inbox_conversations?inbox_id[eq]=${inboxId}`, other.key), []);
+      assert.deepEqual(await listIds(h, '/v0/inbox_conversations?limit=100', other.key), []);
+    });
+
+    it("another organization's key → 404 for adding and removing attachments; its inbox is unknown (422)", async () => {
+      assertBareNotFound(await postMultipart(h, `/v0/inbox_messages/${m.id}/attachments`, [filePart('b.txt', 'b')], other.key));
+      assertBareNotFound(await h.delete(`/v0/inbox_messages/${m.id}/attachments/${attachment.id}`, { key: other.key }));
+      const theirDraft = await draft(h, { inbox_id: (await createInbox(h.store, other.orgId, { name: 'Theirs', email: 'theirs@tycho.test' })).id, body: 'x' }, other.key);
+      assertBareNotFound(await h.delete(`/v0/inbox_messages/${theirDraft.id}/attachments/${attachment.id}`, { key: other.key }));
+      assertInvalid(await h.post('/v0/inbox_messages', { inbox_id: inboxId, body: 'x' }, { key: other.key }), '/inbox_id');
+      // A file of ours cannot be attached by them.
+      const ours = await postMultipart(h, '/v0/files', [filePart('ours.txt', 'ours')]);
+      assertInvalid(await h.post(`/v0/inbox_messages/${theirDraft.id}/attachments`, { file_id: ours.body.id }, { key: other.key }), '/file_id');
+      const attachments = (await h.get(`/v0/inbox_messages/${m.id}?include[]=attachments`)).body.attachments;
+      assert.deepEqual(attachments.map((a: any) => a.id), [attachment.id]);
+    });
+  });
+}
