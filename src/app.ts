@@ -100,7 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (v0) => {
       registerAuth(v0, options.store, options.jwt);
-      await v0.register(multipart, { limits: { fileSize: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT, files: 1, fields: 100, parts: 110 } });
+      await v0.register(multipart, { limits: { fileSize: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT, files: 2, fields: 100, parts: 110 } });
       if (options.rateLimits) registerRateLimit(v0, options.rateLimits);
       await v0.register(collectionRoutes, deps);
       await v0.register(fieldRoutes, deps);

@@ -201,14 +201,14 @@ export async function updateDraft(store: Store, orgId: string, id: string, patch
   }, orgId);
 }
 
-export async function deleteDraft(store: Store, blobs: BlobStore, orgId: string, id: string): Promise<void> {
+export async function deleteDraft(store: Store, blobs: BlobStore, orgId: string, id: string, clock?: Clock): Promise<void> {
   const attachments = await store.transaction(async (tx) => {
     const message = await getMessage(tx, orgId, id);
     requireDraft(message, 'deleted');
     const all = await listAttachments(tx, orgId, id);
     for (const a of all) await tx.attachments.delete(orgId, a.id);
     await tx.messages.delete(orgId, id);
-    await refreshConversation(tx, orgId, message.conversationId, timestamp());
+    await refreshConversation(tx, orgId, message.conversationId, timestamp(clock));
     return all;
   }, orgId);
   for (const a of attachments) await blobs.delete(a.blobKey);

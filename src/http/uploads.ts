@@ -18,7 +18,8 @@ export async function readUpload(request: FastifyRequest, options: { fileOptiona
       if (part.fieldname === 'file') file = { filename: part.filename, contentType: part.mimetype, data };
       else if (part.fieldname === 'associations') (fields.associations ??= []).push(data.toString('utf8'));
     } else {
-      (fields[part.fieldname] ??= []).push(String(part.value));
+      // A field part sent as application/json (Ruby SDK associations) arrives already parsed.
+      (fields[part.fieldname] ??= []).push(typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
     }
   }
   const fileId = fields.file_id?.[0];

@@ -83,7 +83,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   );
 
   app.delete('/inbox_messages/:id', { schema: { params: Params } }, async (req, reply) => {
-    await deleteDraft(store, blobs, req.principal.orgId, req.params.id);
+    await deleteDraft(store, blobs, req.principal.orgId, req.params.id, clock);
     return reply.code(204).send();
   });
 
