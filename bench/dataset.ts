@@ -1,5 +1,6 @@
 // Builds a benchmark dataset straight through the store (the bulk path): a `people` collection with a
-// unique email, a name, an integer and a choice, in large transactions, with a progress bar.
+// unique email, a name, an integer and a choice, and an item_created activity per item, in large
+// transactions, with a progress bar.
 import { SingleBar, Presets } from 'cli-progress';
 import { newId } from '../src/domain/ids.ts';
 import { indexEntries, type Item } from '../src/domain/items.ts';
@@ -24,6 +25,7 @@ export async function buildDataset(store: Store, orgId: string, size: number, qu
   const field = (ref: string) => schema.byRef.get(ref)!;
   const [name, email, score, tier] = ['name', 'email', 'score', 'tier'].map(field);
   const options = tier!.config.options!;
+  const collectionPointer = { id: schema.collection.id, type: 'collection', ref: schema.collection.ref };
   const bar = new SingleBar({ format: 'dataset [{bar}] {value}/{total} items {duration}s', hideCursor: true, noTTYOutput: !quiet, notTTYSchedule: 5000 }, Presets.shades_classic);
   if (!quiet) bar.start(size, 0);
   const now = new Date().toISOString();
@@ -38,6 +40,17 @@ export async function buildDataset(store: Store, orgId: string, size: number, qu
         };
         const item: Item = { id: newId(), orgId, collectionId: schema.collection.id, values, createdAt: now, updatedAt: now };
         await tx.items.insert(item, indexEntries(schema.fields, values));
+        // The feed grows with the data, as it does through the API.
+        await tx.activities.insert({
+          id: newId(),
+          orgId,
+          type: 'activity/item_created',
+          occurredAt: now,
+          constituents: [
+            { type: 'constituent', relation: 'object', entity: { id: item.id, type: 'item', collection: collectionPointer } },
+            { type: 'constituent', relation: 'target', entity: collectionPointer },
+          ],
+        });
       }
     });
     if (!quiet) bar.update(Math.min(size, start + BATCH));

@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { openSqlite } from '../src/store/sqlite/open.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { parseDatabaseUrl } from '../src/config.ts';
+import pg from 'pg';
 import { ensureOrganization } from '../src/domain/organizations.ts';
 import { ensureApiKey } from '../src/domain/api-keys.ts';
 import { buildDataset, personEmail, personName } from './dataset.ts';
@@ -18,8 +20,12 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
     smoke: { type: 'boolean', default: false },
+    engine: { type: 'string', default: 'sqlite' },
+    processes: { type: 'string', default: '1' },
   },
 });
+const engine = args.engine === 'postgres' ? 'postgres' : 'sqlite';
+const processes = Math.max(1, Number(args.processes));
 const smoke = args.smoke === true;
 const size = smoke ? 300 : Number(args.size);
 const duration = smoke ? 1 : Number(args.duration);
@@ -62,7 +68,33 @@ interface Row {
   rss: number;
 }
 
-async function drive(url: string, scenario: Scenario, headers: Record<string, string>): Promise<autocannon.Result> {
+/** Drives every URL at once, the connections split between them; req/s add up, latencies average. */
+async function driveAll(urls: string[], scenario: Scenario, headers: Record<string, string>) {
+  const results = await Promise.all(urls.map((url) => drive(url, scenario, headers, Math.max(1, Math.round(connections / urls.length)))));
+  return {
+    rps: results.reduce((sum, r) => sum + r.requests.average, 0),
+    p50: results.reduce((sum, r) => sum + r.latency.p50, 0) / results.length,
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    failures: results.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
+  };
+}
+
+/** A throw-away PostgreSQL database on the server BENCH_DATABASE_URL (or TEST_DATABASE_URL) names. */
+async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `tycho_bench_${process.pid}`;
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    await client.query(statement).finally(() => client.end());
+  };
+  await run(`create database ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
+}
+
+async function drive(url: string, scenario: Scenario, headers: Record<string, string>, connections: number): Promise<autocannon.Result> {
   return autocannon({
     url,
     connections,
@@ -83,8 +115,9 @@ async function drive(url: string, scenario: Scenario, headers: Record<string, st
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tycho-bench-'));
-  const database = join(dir, 'bench.sqlite');
-  const store = await openSqlite(database);
+  const postgres = engine === 'postgres' ? await postgresDatabase() : undefined;
+  const database = postgres?.url ?? join(dir, 'bench.sqlite');
+  const store = await openStore(parseDatabaseUrl(database, process.cwd()));
   const { organization } = await ensureOrganization(store, 'default');
   await ensureApiKey(store, organization.id, KEY);
   const started = Date.now();
@@ -92,7 +125,10 @@ async function main(): Promise<void> {
   const buildSeconds = (Date.now() - started) / 1000;
   await store.close();
 
-  const tycho = await start(['bin/tycho.mjs', 'serve'], { DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off' }, /listening on (http:\/\/\S+?) /);
+  const env = { DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', TYCHO_DATA_DIR: dir };
+  const servers = [];
+  for (let i = 0; i < processes; i++) servers.push(await start(['bin/tycho.mjs', 'serve'], env, /listening on (http:\/\/\S+?) /));
+  const tycho = servers[0]!;
   const ceiling = await start(['--import', 'tsx', 'bench/ceiling.ts'], {}, /ceiling listening on (http:\/\/\S+)/);
   const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
   const api = async (path: string, init: RequestInit = {}) => {
@@ -103,12 +139,16 @@ async function main(): Promise<void> {
   try {
     const first = JSON.parse((await api('/v0/collections/people/items?limit=1')).text);
     const itemId = first.data[0].id as string;
+    // Items spread over the dataset, for per-item scenarios that should not all hit one row.
+    const itemIds: string[] = [itemId];
     // Walk to a deep page with the largest pages, then ask for 20 there.
     // Page 5,000 of 20 (item 100,000) on the scale run; near the end on smaller datasets.
     const deepTarget = Math.min(Math.floor(size * 0.9), 100_000);
     let cursor = '';
     for (let seen = 0; seen + 100 <= deepTarget; seen += 100) {
-      cursor = JSON.parse((await api(`/v0/collections/people/items?limit=100${cursor && `&after=${cursor}`}`)).text).meta.cursors.next;
+      const page = JSON.parse((await api(`/v0/collections/people/items?limit=100${cursor && `&after=${cursor}`}`)).text);
+      cursor = page.meta.cursors.next;
+      itemIds.push(page.data[0].id);
     }
     let counter = 0;
     const pick = () => Math.floor(Math.random() * size);
@@ -155,6 +195,11 @@ async function main(): Promise<void> {
         }),
       },
       {
+        name: 'activity feed of one item',
+        method: 'GET',
+        path: () => `/v0/activities?constituent_entity_type[eq]=item&constituent_entity_id[eq]=${itemIds[pick() % itemIds.length]}`,
+      },
+      {
         name: 'create item',
         method: 'POST',
         path: '/v0/collections/people/items',
@@ -169,21 +214,22 @@ async function main(): Promise<void> {
         ...(scenario.body ? { body: JSON.stringify(scenario.body()) } : {}),
       });
       if (sample.status >= 300) throw new Error(`${scenario.name}: ${sample.status} ${sample.text}`);
-      const result = await drive(tycho.url, scenario, auth);
-      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${scenario.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-      const ceilingResult = await drive(ceiling.url, { name: 'ceiling', method: 'GET', path: `/bytes/${Buffer.byteLength(sample.text)}` }, {});
+      const result = await driveAll(servers.map((s) => s.url), scenario, auth);
+      if (result.failures > 0) throw new Error(`${scenario.name}: ${result.failures} failed requests`);
+      const ceilingResult = await drive(ceiling.url, { name: 'ceiling', method: 'GET', path: `/bytes/${Buffer.byteLength(sample.text)}` }, {}, connections);
       rows.push({
         name: scenario.name,
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        ratio: result.requests.average / ceilingResult.requests.average,
-        rss: peakRss(tycho.child.pid!),
+        rps: result.rps,
+        p50: result.p50,
+        p99: result.p99,
+        ratio: result.rps / ceilingResult.requests.average,
+        rss: Math.max(...servers.map((s) => peakRss(s.child.pid!))),
       });
     }
 
     const pad = (s: string, n: number) => s.padEnd(n);
-    console.log(`\nTycho benchmark — SQLite, one process, ${size.toLocaleString('en')} items (built in ${buildSeconds.toFixed(1)} s), ${connections} connections, ${duration} s per scenario`);
+    const setup = `${engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${processes === 1 ? 'one process' : `${processes} processes`}`;
+    console.log(`\nTycho benchmark — ${setup}, ${size.toLocaleString('en')} items (built in ${buildSeconds.toFixed(1)} s), ${connections} connections, ${duration} s per scenario`);
     console.log(`${pad('scenario', 40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ceiling'.padStart(8)} ${'RSS MB'.padStart(7)}`);
     for (const r of rows) {
       console.log(
@@ -194,8 +240,8 @@ async function main(): Promise<void> {
     const deep = rows.find((r) => r.name.startsWith('list 20, deep page'))!;
     console.log(`deep page / page 1: ${(deep.p50 / page1.p50).toFixed(2)}× p50, ${(page1.rps / deep.rps).toFixed(2)}× cost in req/s`);
   } finally {
-    tycho.child.kill('SIGTERM');
-    ceiling.child.kill('SIGTERM');
+    await Promise.all([...servers, ceiling].map((s) => new Promise((resolve) => (s.child.once('exit', resolve), s.child.kill('SIGTERM')))));
+    await postgres?.drop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
