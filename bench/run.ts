@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   const { organization } = await ensureOrganization(store, 'default');
   await ensureApiKey(store, organization.id, KEY);
   const started = Date.now();
-  const dataset = await buildDataset(store, organization.id, size, smoke);
+  await buildDataset(store, organization.id, size, smoke);
   const buildSeconds = (Date.now() - started) / 1000;
   await store.close();
 

@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
-import { assertInvalid, makeCollection, makeItem, text, walkForward } from '../helpers/items.ts';
+import { assertInvalid, makeItem, text, walkForward } from '../helpers/items.ts';
 import { hashToken } from '../../src/domain/api-keys.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
