@@ -56,6 +56,8 @@ export async function buildDataset(store: Store, orgId: string, size: number, qu
     if (!quiet) bar.update(Math.min(size, start + BATCH));
   }
   if (!quiet) bar.stop();
+  // As after any bulk import: let the planner see the new data before it plans queries over it.
+  await store.analyze();
   return { collection: 'people', size, sampleName: personName, sampleEmail: personEmail };
 }
 

@@ -1,5 +1,5 @@
-// Inbox conversations and email messages. The API creates, edits and deletes drafts and manages their
-// attachments; Tycho adds an extension that sends a draft (draft → sent, `activity/inbox_message_sent`), so
+// Inbox conversations and email messages. The API creates, edits and deletes drafts (attachments:
+// message-attachments.ts); Tycho adds an extension that sends a draft (draft → sent, `activity/inbox_message_sent`), so
 // every state is reachable. Addresses are matched to people (by email) and organizations (by domain).
 import { AppError, invalidAt, notFound } from './errors.ts';
 import { newId } from './ids.ts';
@@ -10,7 +10,6 @@ import { indexKey } from './items.ts';
 import { parseValue, ValueProblem } from './field-types/index.ts';
 import type { ItemAssociation } from './associations.ts';
 import type { Principal } from './api-keys.ts';
-import type { Upload } from './files.ts';
 import type { BodyInput } from './notes.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import type { Store } from '../store/store.ts';
@@ -79,8 +78,6 @@ export interface DraftInput {
 }
 
 export type DraftPatch = Partial<Omit<DraftInput, 'inbox_id' | 'conversation_id'>> & { lock_version: number };
-
-const DRAFT_ONLY = 'attachments can only be managed on draft messages';
 
 function markdownOf(body: BodyInput, pointer = '/body'): string {
   const markdown = typeof body === 'string' ? body : body.markdown;
@@ -205,74 +202,13 @@ export async function deleteDraft(store: Store, blobs: BlobStore, orgId: string,
   const attachments = await store.transaction(async (tx) => {
     const message = await getMessage(tx, orgId, id);
     requireDraft(message, 'deleted');
-    const all = await listAttachments(tx, orgId, id);
+    const all = (await tx.attachments.list(orgId, { limit: 100 }, { message_id: id })).rows;
     for (const a of all) await tx.attachments.delete(orgId, a.id);
     await tx.messages.delete(orgId, id);
     await refreshConversation(tx, orgId, message.conversationId, timestamp(clock));
     return all;
   }, orgId);
   for (const a of attachments) await blobs.delete(a.blobKey);
-}
-
-export async function listAttachments(store: Store, orgId: string, messageId: string): Promise<Attachment[]> {
-  return (await store.attachments.list(orgId, { limit: 100 }, { message_id: messageId })).rows;
-}
-
-/** Adds an uploaded file, or a copy of an existing file (`file_id`), to a draft. */
-export async function addAttachment(
-  store: Store,
-  blobs: BlobStore,
-  orgId: string,
-  messageId: string,
-  source: { upload: Upload } | { fileId: string },
-  clock?: Clock,
-): Promise<Attachment> {
-  const message = await getMessage(store, orgId, messageId);
-  if (!message.draft) throw new AppError('validation_failed', DRAFT_ONLY);
-  let upload: Pick<Upload, 'filename' | 'contentType' | 'data'>;
-  if ('fileId' in source) {
-    const file = await store.files.find(orgId, source.fileId);
-    const data = file && (await blobs.get(file.blobKey));
-    if (!file || !data) throw invalidAt('/file_id', `no file has id "${source.fileId}"`);
-    upload = { filename: file.filename, contentType: file.contentType, data };
-  } else {
-    upload = source.upload;
-  }
-  const attachment: Attachment = {
-    id: newId(),
-    orgId,
-    messageId,
-    filename: upload.filename || 'attachment',
-    contentType: upload.contentType || 'application/octet-stream',
-    size: upload.data.length,
-    blobKey: '',
-    createdAt: timestamp(clock),
-  };
-  attachment.blobKey = `${orgId}/attachments/${attachment.id}`;
-  await blobs.put(attachment.blobKey, upload.data);
-  try {
-    await store.transaction(async (tx) => {
-      // Checked again inside the transaction: the draft may have been sent meanwhile.
-      if (!(await getMessage(tx, orgId, messageId)).draft) throw new AppError('validation_failed', DRAFT_ONLY);
-      await tx.attachments.insert(attachment);
-    }, orgId);
-  } catch (error) {
-    await blobs.delete(attachment.blobKey);
-    throw error;
-  }
-  return attachment;
-}
-
-export async function removeAttachment(store: Store, blobs: BlobStore, orgId: string, messageId: string, id: string): Promise<void> {
-  const attachment = await store.transaction(async (tx) => {
-    const message = await getMessage(tx, orgId, messageId);
-    const found = await tx.attachments.find(orgId, id);
-    if (!found || found.messageId !== message.id) throw notFound();
-    if (!message.draft) throw new AppError('validation_failed', DRAFT_ONLY);
-    await tx.attachments.delete(orgId, id);
-    return found;
-  }, orgId);
-  await blobs.delete(attachment.blobKey);
 }
 
 /** Tycho extension: sends a draft. Nothing leaves the machine; the message becomes sent and the activity is recorded. */

@@ -144,6 +144,8 @@ export interface Store {
   transaction<T>(fn: (tx: Store) => Promise<T>, serializeOn?: string): Promise<T>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
+  /** Refreshes the query planner's statistics, e.g. after a bulk load. */
+  analyze(): Promise<void>;
   /** Connections of the pool by state, for metrics. */
   poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;

@@ -4,18 +4,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import {
-  addAttachment,
-  createDraft,
-  deleteDraft,
-  getConversation,
-  getMessage,
-  listAttachments,
-  removeAttachment,
-  sendDraft,
-  updateDraft,
-  type Attachment,
-} from '../../domain/inbox-messages.ts';
+import { createDraft, deleteDraft, getConversation, getMessage, sendDraft, updateDraft, type Attachment } from '../../domain/inbox-messages.ts';
+import { addAttachment, listAttachments, removeAttachment } from '../../domain/message-attachments.ts';
 import { badParameter, invalidAt } from '../../domain/errors.ts';
 import { ListOf, PageQuery } from '../schemas/common.ts';
 import { AttachmentWire, CreateDraftBody, MessageWire, Pointer, UpdateDraftBody, renderAttachment, renderMessage } from '../schemas/inbox-messages.ts';

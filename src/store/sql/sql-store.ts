@@ -88,6 +88,10 @@ export class SqlStore implements Store {
     });
   }
 
+  async analyze(): Promise<void> {
+    await sql`analyze`.execute(this.db);
+  }
+
   poolStats() {
     return this.engine.poolStats();
   }

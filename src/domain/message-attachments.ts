@@ -1,0 +1,72 @@
+// Attachments of draft messages: added from an upload or as a copy of an existing file, removed again; both
+// only while the message is a draft.
+import { AppError, invalidAt, notFound } from './errors.ts';
+import { newId } from './ids.ts';
+import { timestamp, type Clock } from './clock.ts';
+import { getMessage, type Attachment } from './inbox-messages.ts';
+import type { Upload } from './files.ts';
+import type { BlobStore } from '../store/blob-store.ts';
+import type { Store } from '../store/store.ts';
+
+const DRAFT_ONLY = 'attachments can only be managed on draft messages';
+
+export async function listAttachments(store: Store, orgId: string, messageId: string): Promise<Attachment[]> {
+  return (await store.attachments.list(orgId, { limit: 100 }, { message_id: messageId })).rows;
+}
+
+/** Adds an uploaded file, or a copy of an existing file (`file_id`), to a draft. */
+export async function addAttachment(
+  store: Store,
+  blobs: BlobStore,
+  orgId: string,
+  messageId: string,
+  source: { upload: Upload } | { fileId: string },
+  clock?: Clock,
+): Promise<Attachment> {
+  const message = await getMessage(store, orgId, messageId);
+  if (!message.draft) throw new AppError('validation_failed', DRAFT_ONLY);
+  let upload: Pick<Upload, 'filename' | 'contentType' | 'data'>;
+  if ('fileId' in source) {
+    const file = await store.files.find(orgId, source.fileId);
+    const data = file && (await blobs.get(file.blobKey));
+    if (!file || !data) throw invalidAt('/file_id', `no file has id "${source.fileId}"`);
+    upload = { filename: file.filename, contentType: file.contentType, data };
+  } else {
+    upload = source.upload;
+  }
+  const attachment: Attachment = {
+    id: newId(),
+    orgId,
+    messageId,
+    filename: upload.filename || 'attachment',
+    contentType: upload.contentType || 'application/octet-stream',
+    size: upload.data.length,
+    blobKey: '',
+    createdAt: timestamp(clock),
+  };
+  attachment.blobKey = `${orgId}/attachments/${attachment.id}`;
+  await blobs.put(attachment.blobKey, upload.data);
+  try {
+    await store.transaction(async (tx) => {
+      // Checked again inside the transaction: the draft may have been sent meanwhile.
+      if (!(await getMessage(tx, orgId, messageId)).draft) throw new AppError('validation_failed', DRAFT_ONLY);
+      await tx.attachments.insert(attachment);
+    }, orgId);
+  } catch (error) {
+    await blobs.delete(attachment.blobKey);
+    throw error;
+  }
+  return attachment;
+}
+
+export async function removeAttachment(store: Store, blobs: BlobStore, orgId: string, messageId: string, id: string): Promise<void> {
+  const attachment = await store.transaction(async (tx) => {
+    const message = await getMessage(tx, orgId, messageId);
+    const found = await tx.attachments.find(orgId, id);
+    if (!found || found.messageId !== message.id) throw notFound();
+    if (!message.draft) throw new AppError('validation_failed', DRAFT_ONLY);
+    await tx.attachments.delete(orgId, id);
+    return found;
+  }, orgId);
+  await blobs.delete(attachment.blobKey);
+}
