@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { AppError } from './domain/errors.ts';
-import { DatabaseOpenError, openRuntime } from './runtime.ts';
+import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
 import { inboxesCreate, keysCreate, keysList, keysRevoke, orgsList } from './cli.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
@@ -100,13 +100,7 @@ async function serve(config: Config): Promise<number> {
     ? redisCounter(config.redisUrl, (error) => console.error(`tycho: rate-limit counters in Redis unavailable: ${(error as Error).message}`))
     : memoryCounter();
   const app = await buildApp({
-    store: runtime.store,
-    cursorSecret: runtime.cursorSecret,
-    downloadSecret: runtime.downloadSecret,
-    blobs: runtime.blobs,
-    uploadLimit: config.uploadLimit,
-    bodyLimit: config.bodyLimit,
-    logLevel: config.logLevel,
+    ...appOptions(runtime, config),
     ...(config.rateLimits ? { rateLimits: { ...config.rateLimits, counter } } : {}),
     ...(jwt ? { jwt } : {}),
   });

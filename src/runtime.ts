@@ -8,6 +8,7 @@ import type { Store } from './store/store.ts';
 import { localBlobStore, type BlobStore } from './store/blob-store.ts';
 import { join } from 'node:path';
 import type { Config } from './config.ts';
+import type { AppOptions } from './app.ts';
 
 export interface Runtime {
   store: Store;
@@ -46,4 +47,17 @@ export async function openRuntime(config: Config, options: { firstKey?: boolean 
     await store.close();
     throw error;
   }
+}
+
+/** The application options that come from the runtime and the configuration. */
+export function appOptions(runtime: Runtime, config: Config): AppOptions {
+  return {
+    store: runtime.store,
+    cursorSecret: runtime.cursorSecret,
+    downloadSecret: runtime.downloadSecret,
+    blobs: runtime.blobs,
+    uploadLimit: config.uploadLimit,
+    bodyLimit: config.bodyLimit,
+    logLevel: config.logLevel,
+  };
 }

@@ -2,6 +2,7 @@
 // exist), a known API key, and a request helper that returns status, headers and parsed JSON.
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { ensureOrganization } from '../../src/domain/organizations.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { RateLimits } from '../../src/http/plugins/rate-limit.ts';
 import type { JwtVerifier } from '../../src/domain/jwt.ts';
-import { openRuntime } from '../../src/runtime.ts';
+import { appOptions, openRuntime } from '../../src/runtime.ts';
 import type { Store } from '../../src/store/store.ts';
 
 export type EngineName = 'sqlite' | 'postgres';
@@ -86,12 +87,7 @@ export async function createHarness(
   const config = loadConfig({ DATABASE_URL: database?.url ?? ':memory:', TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', TYCHO_DATA_DIR: dataDir, ...options.env });
   const runtime = await openRuntime(config);
   const app = await buildApp({
-    store: runtime.store,
-    cursorSecret: runtime.cursorSecret,
-    downloadSecret: runtime.downloadSecret,
-    blobs: runtime.blobs,
-    uploadLimit: config.uploadLimit,
-    bodyLimit: config.bodyLimit,
+    ...appOptions(runtime, config),
     logLevel: 'silent',
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
@@ -143,6 +139,14 @@ export async function createHarness(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A 404 as the hosted service answers for an absent resource: the envelope, title, and no detail. */
+export function assertBareNotFound(res: Response): void {
+  assert.equal(res.status, 404, res.text);
+  const error = errorOf(res);
+  assert.equal(error.title, 'Not Found');
+  assert.equal(error.detail, undefined, res.text);
 }
 
 /** Asserts the `errors` envelope and returns its single error object. */

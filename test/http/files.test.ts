@@ -4,7 +4,7 @@
 // isolation, the file_created activity, and read-only keys.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
+import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, makeItem, text } from '../helpers/items.ts';
 import { download, downloadBytes, postMultipart, type Part } from '../helpers/multipart.ts';
 import { hashToken } from '../../src/domain/api-keys.ts';
@@ -22,12 +22,6 @@ async function upload(h: Harness, parts: Part[], key?: string): Promise<any> {
   return res.body;
 }
 
-function assertBareNotFound(res: Response): void {
-  assert.equal(res.status, 404, res.text);
-  const error = errorOf(res);
-  assert.equal(error.title, 'Not Found');
-  assert.equal(error.detail, undefined, res.text);
-}
 
 async function fileIds(h: Harness, key?: string): Promise<string[]> {
   const res = await h.get('/v0/files?limit=100', key ? { key } : {});

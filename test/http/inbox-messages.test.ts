@@ -5,7 +5,7 @@
 // sent message refuses, and organization isolation.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
+import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
 import { assertInvalid, email, makeItem, text, val } from '../helpers/items.ts';
 import { download, postMultipart } from '../helpers/multipart.ts';
 import { createInbox } from '../../src/domain/inboxes.ts';
@@ -15,12 +15,6 @@ const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ID = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
 const UNKNOWN_ID = '1111111111111111111111';
 
-function assertBareNotFound(res: Response): void {
-  assert.equal(res.status, 404, res.text);
-  const error = errorOf(res);
-  assert.equal(error.title, 'Not Found');
-  assert.equal(error.detail, undefined, res.text);
-}
 
 function assert422(res: Response, detail?: RegExp): string {
   assert.equal(res.status, 422, res.text);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ENGINES, TEST_KEY, createHarness, errorOf, throwawayPostgres, type EngineName, type Harness, type Response } from '../helpers/harness.ts';
+import { assertBareNotFound, ENGINES, TEST_KEY, createHarness, throwawayPostgres, type EngineName, type Harness, type Response } from '../helpers/harness.ts';
 import { walkForward } from '../helpers/items.ts';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -22,12 +22,6 @@ const ID = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
 const UNKNOWN_ID = '1ChFLYDsNehG6QDPrqx815';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-function assertBareNotFound(res: Response): void {
-  assert.equal(res.status, 404, res.text);
-  const error = errorOf(res);
-  assert.equal(error.title, 'Not Found');
-  assert.equal(error.detail, undefined, res.text);
-}
 
 async function makeTagset(h: Harness, body: Record<string, unknown>): Promise<any> {
   const res = await h.post('/v0/tagsets', body);

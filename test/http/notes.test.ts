@@ -4,7 +4,7 @@
 // listing, retrieval, permanent deletion and organization isolation.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
+import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, makeItem, text, walkForward } from '../helpers/items.ts';
 import { hashToken } from '../../src/domain/api-keys.ts';
 
@@ -18,12 +18,6 @@ async function makeNote(h: Harness, body: Record<string, unknown>, key?: string)
   return res.body;
 }
 
-function assertBareNotFound(res: Response): void {
-  assert.equal(res.status, 404, res.text);
-  const error = errorOf(res);
-  assert.equal(error.title, 'Not Found');
-  assert.equal(error.detail, undefined, res.text);
-}
 
 /** Every activity (at most 100) whose constituents include the entity, optionally of one type. */
 async function activitiesOf(h: Harness, type: string, id: string, extra = ''): Promise<any[]> {

@@ -3,7 +3,7 @@
 // pages, retrieval, updates (tags as a full replacement list), deletion, and organization isolation.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
+import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, walkForward } from '../helpers/items.ts';
 import { createInbox } from '../../src/domain/inboxes.ts';
 
@@ -16,12 +16,6 @@ async function makeTagset(h: Harness, body: Record<string, unknown>, key?: strin
   return res.body;
 }
 
-function assertBareNotFound(res: { status: number; text: string; body: any }): void {
-  assert.equal(res.status, 404, res.text);
-  const error = errorOf(res as any);
-  assert.equal(error.title, 'Not Found');
-  assert.equal(error.detail, undefined, res.text);
-}
 
 for (const engine of ENGINES) {
   describe(`tagsets: create and validate (${engine})`, () => {
