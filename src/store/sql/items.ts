@@ -37,6 +37,14 @@ export function itemRepo(db: Kysely<Database>): ItemRepo {
   /** Distinct ids of the organization's items that have index rows matching what the caller adds. */
   const itemsWithValues = (orgId: string) =>
     db.selectFrom('item_values as v').innerJoin('items as i', 'i.id', 'v.item_id').select('v.item_id').distinct().where('i.org_id', '=', orgId);
+  /** Counts distinct items of the organization with values of `fieldId`, under the caller's extra conditions. */
+  const countValueHolders = (orgId: string, fieldId: string) =>
+    db
+      .selectFrom('item_values as v')
+      .innerJoin('items as i', 'i.id', 'v.item_id')
+      .select(sql<number>`count(distinct v.item_id)`.as('n'))
+      .where('i.org_id', '=', orgId)
+      .where('v.field_id', '=', fieldId);
   const ids = async (query: { execute(): Promise<{ item_id: string }[]> }) => (await query.execute()).map((r) => r.item_id);
 
   return {
@@ -117,14 +125,7 @@ export function itemRepo(db: Kysely<Database>): ItemRepo {
       return ids(q);
     },
     async countWithSeveralValues(orgId, fieldId) {
-      const row = await db
-        .selectFrom('item_values as v')
-        .innerJoin('items as i', 'i.id', 'v.item_id')
-        .select(sql<number>`count(distinct v.item_id)`.as('n'))
-        .where('i.org_id', '=', orgId)
-        .where('v.field_id', '=', fieldId)
-        .where('v.position', '>', 0)
-        .executeTakeFirstOrThrow();
+      const row = await countValueHolders(orgId, fieldId).where('v.position', '>', 0).executeTakeFirstOrThrow();
       return Number(row.n);
     },
     async countWithoutValue(orgId, collectionId, fieldId) {
@@ -140,12 +141,7 @@ export function itemRepo(db: Kysely<Database>): ItemRepo {
       return Number(row.n);
     },
     async countWithDuplicateValues(orgId, fieldId) {
-      const row = await db
-        .selectFrom('item_values as v')
-        .innerJoin('items as i', 'i.id', 'v.item_id')
-        .select(sql<number>`count(distinct v.item_id)`.as('n'))
-        .where('i.org_id', '=', orgId)
-        .where('v.field_id', '=', fieldId)
+      const row = await countValueHolders(orgId, fieldId)
         .where((eb) =>
           eb.exists(
             eb
