@@ -374,6 +374,26 @@ for (const engine of ENGINES) {
         });
       }
 
+      it('turns pages exactly where the items without a value begin, both ways', async () => {
+        // Ten items have an age: page 5 of 2 ends with the last of them, page 6 holds the two without one.
+        const expected = (await sorted(['-age'])).map((i) => i.id);
+        const pages = await walkForward((query) => search({ sort: ['-age'] }, `limit=2${query ? `&${query}` : ''}`));
+        assert.deepEqual(pages.flatMap((p) => p.data.map((r: any) => r.data.id)), expected);
+        assert.equal(pages.length, 6);
+        assert.deepEqual(pages[5].data.map((r: any) => r.data.values.age ?? null), [null, null]);
+        const back = await search({ sort: ['-age'] }, `limit=2&before=${encodeURIComponent(pages[5].meta.cursors.prev)}`);
+        assert.deepEqual(back.body.data.map((r: any) => r.data.id), expected.slice(8, 10));
+        assert.equal(typeof back.body.meta.cursors.next, 'string');
+        assert.equal(typeof back.body.meta.cursors.prev, 'string');
+      });
+
+      it('pages a sort under a broad filter', async () => {
+        const filter = { op: 'eq', field: 'vip', value: true };
+        const pages = await walkForward((query) => search({ filter, sort: ['-age'] }, `limit=2${query ? `&${query}` : ''}`));
+        const ages = pages.flatMap((p) => p.data.map((r: any) => r.data.values.age?.data ?? null));
+        assert.deepEqual(ages, [60, 45, 41, 37, 34]);
+      });
+
       it('pages a filtered search', async () => {
         const filter = { op: 'exists', field: 'age' };
         const pages = await walkForward((query) => search({ filter, sort: ['age'] }, `limit=4${query ? `&${query}` : ''}`));

@@ -2,11 +2,11 @@
 // sort keys become joins on it (first value of each field; relation paths through the target item), and
 // pages are keyset ranges over (sort keys…, id).
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { FilterNode, ItemQuery, ValueOp } from '../../domain/filter/ast.ts';
+import type { FilterNode, ItemQuery, SortKey, ValueOp } from '../../domain/filter/ast.ts';
 import type { Item } from '../../domain/items.ts';
 import type { Page, PageRequest, SortValue } from '../../domain/pagination.ts';
 import type { Database } from './schema.ts';
-import { fetchPage, type OrderKey } from './keyset.ts';
+import { fetchSegments, type OrderKey, type Segment } from './keyset.ts';
 
 type Eb = ExpressionBuilder<any, any>;
 type AnyQuery = SelectQueryBuilder<any, any, any>;
@@ -102,18 +102,101 @@ function matchItems(eb: Eb, fieldId: string, probe: boolean, condition: (eb: Eb)
 }
 
 export async function queryItems(db: Kysely<Database>, orgId: string, query: ItemQuery, page: PageRequest): Promise<Page<Item>> {
-  let q: AnyQuery = db
-    .selectFrom('items as i')
-    .select(['i.id', 'i.org_id', 'i.collection_id', 'i.doc', 'i.created_at', 'i.updated_at'])
-    .where('i.org_id', '=', orgId)
-    .where('i.collection_id', '=', query.collectionId);
-  if (query.filter) {
+  /** The collection's items that pass the filter, from `from` (which names them `i`). */
+  const matching = (from: AnyQuery): AnyQuery => {
+    const q = from
+      .select(['i.id', 'i.org_id', 'i.collection_id', 'i.doc', 'i.created_at', 'i.updated_at'])
+      .where('i.org_id', '=', orgId)
+      .where('i.collection_id', '=', query.collectionId);
     const filter = query.filter;
-    q = q.where((eb) => compileFilter(eb, filter));
-  }
+    return filter ? q.where((eb) => compileFilter(eb, filter)) : q;
+  };
+  const [lead, ...rest] = query.sort;
+  // Ties go by id in the first key's direction, so a descending list is its ascending one reversed and one
+  // index walks both.
+  const idKey: OrderKey[] = query.sort[query.sort.length - 1]?.column === 'id' ? [] : [{ column: 'i.id', desc: lead?.desc ?? false }];
+  const segments =
+    lead && walksValueIndex(query, lead)
+      ? valueSegments(db, matching, lead, rest, idKey)
+      : [{ ...sortedBy(matching(db.selectFrom('items as i')), query.sort, 0, idKey), holds: () => true }];
 
-  const keys: OrderKey[] = [];
-  query.sort.forEach((s, n) => {
+  // The position holds every sort key but the last, which is the id.
+  const sortValues = query.sort.length + idKey.length - 1;
+  const result = await fetchSegments(segments, page, (row) => ({
+    key: Array.from({ length: sortValues }, (_, n) => (row[`k${n}`] ?? null) as SortValue),
+    id: row.id as string,
+  }));
+  return {
+    ...result,
+    rows: result.rows.map((r) => ({
+      id: r.id,
+      orgId: r.org_id,
+      collectionId: r.collection_id,
+      values: JSON.parse(r.doc),
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    })),
+  };
+}
+
+/**
+ * A leading sort on one field's values can walk that field's value index in order instead of sorting the
+ * collection — unless a selective filter leaves few items, which are cheaper to sort than to find by walking.
+ */
+function walksValueIndex(query: ItemQuery, lead: SortKey): boolean {
+  const plain = !lead.via && (lead.column === 'text' || lead.column === 'num') && lead.fieldIds.length === 1;
+  return plain && (!query.filter || selectivity(query.filter) >= DENSE);
+}
+
+/**
+ * The list as two index walks: items with a (first) value of the sorted field in value order, then — nulls
+ * last in both directions — the items without one.
+ */
+function valueSegments(
+  db: Kysely<Database>,
+  matching: (from: AnyQuery) => AnyQuery,
+  lead: SortKey,
+  rest: SortKey[],
+  idKey: OrderKey[],
+): Segment<any>[] {
+  const column = `s0.key_${lead.column}`;
+  const firstValue = (eb: Eb) =>
+    eb
+      .selectFrom('item_values as s0')
+      .select('s0.item_id')
+      .whereRef('s0.item_id', '=', 'i.id')
+      .where('s0.field_id', '=', lead.fieldIds[0]!)
+      .where('s0.position', '=', 0)
+      .where(sql.ref(column), 'is not', null);
+  // CROSS JOIN keeps the value index the outer loop (SQLite never reorders it), so no plan sorts the collection.
+  const valued = matching(
+    db
+      .selectFrom('item_values as s0')
+      .crossJoin('items as i')
+      .whereRef('i.id', '=', 's0.item_id')
+      .where('s0.field_id', '=', lead.fieldIds[0]!)
+      .where('s0.position', '=', 0)
+      .where(sql.ref(column), 'is not', null),
+  ).select(sql.ref(column).as('k0'));
+  const withValues = sortedBy(valued, rest, 1, idKey);
+  const missing = matching(db.selectFrom('items as i')).where((eb) => eb.not(eb.exists(firstValue(eb)))).select(sql`null`.as('k0'));
+  const withoutValues = sortedBy(missing, rest, 1, idKey);
+  return [
+    {
+      query: withValues.query,
+      // The index holds the item id beside the value: ordering ties by it keeps the walk free of a sort.
+      keys: [{ column, desc: lead.desc }, ...withValues.keys.map((k) => (k.column === 'i.id' ? { ...k, column: 's0.item_id' } : k))],
+      holds: (position) => position.key[0] !== null,
+    },
+    { query: withoutValues.query, keys: [{ column, desc: lead.desc, fixed: true }, ...withoutValues.keys], holds: (position) => position.key[0] === null },
+  ];
+}
+
+/** Joins and selects the sort keys `sort` (numbered from `first`), followed by the id tiebreaker. */
+function sortedBy(query: AnyQuery, sort: SortKey[], first: number, idKey: OrderKey[]): { query: AnyQuery; keys: OrderKey[] } {
+  let q = query;
+  const keys = sort.map((s, i): OrderKey => {
+    const n = first + i;
     let column: string;
     if (s.column === 'id') column = 'i.id';
     else if (!s.via && (s.column === 'created_at' || s.column === 'updated_at')) column = `i.${s.column}`;
@@ -135,26 +218,8 @@ export async function queryItems(db: Kysely<Database>, orgId: string, query: Ite
         column = `s${n}.key_${s.column}`;
       }
     }
-    keys.push({ column, desc: s.desc, nullable: column !== 'i.id' && !column.startsWith('i.') });
     q = q.select(sql.ref(column).as(`k${n}`));
+    return { column, desc: s.desc, nullable: !column.startsWith('i.') };
   });
-  const last = query.sort[query.sort.length - 1];
-  if (last?.column !== 'id') keys.push({ column: 'i.id', desc: false });
-  const sortValues = keys.length - 1;
-
-  const result = await fetchPage(q, keys, page, (row) => ({
-    key: Array.from({ length: sortValues }, (_, n) => (row[`k${n}`] ?? null) as SortValue),
-    id: row.id as string,
-  }));
-  return {
-    ...result,
-    rows: result.rows.map((r) => ({
-      id: r.id,
-      orgId: r.org_id,
-      collectionId: r.collection_id,
-      values: JSON.parse(r.doc),
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    })),
-  };
+  return { query: q, keys: [...keys, ...idKey] };
 }

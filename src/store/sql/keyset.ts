@@ -9,6 +9,8 @@ export interface OrderKey {
   desc: boolean;
   /** Nullable keys sort their nulls last in both directions. */
   nullable?: boolean;
+  /** The same for every row of a segment (the missing value of items without one): neither ordered nor compared. */
+  fixed?: boolean;
 }
 
 type Direction = 'after' | 'before';
@@ -17,18 +19,39 @@ type Eb = ExpressionBuilder<any, any>;
 
 const FALSE = sql<SqlBool>`1 = 0`;
 
+/**
+ * A stretch of a list that one index walks in order. A list may be several stretches one after another
+ * (items with a value of the sorted field, then those without), each with its own query.
+ */
+export interface Segment<O> {
+  query: AnyQuery<O>;
+  keys: OrderKey[];
+  /** Whether a position (from a cursor) lies in this stretch. */
+  holds(position: Position): boolean;
+}
+
 /** The rows of `query` on the page `request` asks for. `keys` must end with a unique key (the id). */
-export async function fetchPage<O>(
-  query: AnyQuery<O>,
-  keys: OrderKey[],
-  request: PageRequest,
-  positionOf: (row: O) => Position,
-): Promise<Page<O>> {
+export function fetchPage<O>(query: AnyQuery<O>, keys: OrderKey[], request: PageRequest, positionOf: (row: O) => Position): Promise<Page<O>> {
+  return fetchSegments([{ query, keys, holds: () => true }], request, positionOf);
+}
+
+/** The page `request` asks for of the list the segments make in turn. */
+export async function fetchSegments<O>(segments: Segment<O>[], request: PageRequest, positionOf: (row: O) => Position): Promise<Page<O>> {
   const backwards = request.before !== undefined;
   const anchor = request.before ?? request.after;
-  let q = query;
-  if (anchor) q = q.where((eb) => beyond(eb, keys, anchor, backwards ? 'before' : 'after'));
-  const fetched = await ordered(q, keys, backwards).limit(request.limit + 1).execute();
+  const direction: Direction = backwards ? 'before' : 'after';
+  // Segments in the order this page walks them, starting with the anchor's.
+  const walk = backwards ? [...segments].reverse() : segments;
+  const from = anchor ? Math.max(0, walk.findIndex((s) => s.holds(anchor))) : 0;
+  const fetched: O[] = [];
+  let edgeSegment = -1;
+  for (let i = from; i < walk.length && fetched.length <= request.limit; i++) {
+    const { query, keys } = walk[i]!;
+    const bounded = anchor && i === from ? query.where((eb) => beyond(eb, keys, anchor, direction)) : query;
+    const rows = await ordered(bounded, keys, backwards).limit(request.limit + 1 - fetched.length).execute();
+    if (edgeSegment < 0 && rows.length > 0) edgeSegment = i;
+    fetched.push(...rows);
+  }
   const more = fetched.length > request.limit;
   const rows = more ? fetched.slice(0, request.limit) : fetched;
   if (backwards) rows.reverse();
@@ -37,14 +60,23 @@ export async function fetchPage<O>(
   const start = rows.length > 0 ? positionOf(rows[0]!) : undefined;
   const end = rows.length > 0 ? positionOf(rows[rows.length - 1]!) : undefined;
   const edge = backwards ? end : start;
-  const otherSide = anchor && edge ? await exists(query, keys, edge, backwards ? 'after' : 'before') : false;
+  const otherSide = anchor && edge ? await anyBehind(walk, edgeSegment, edge, backwards ? 'after' : 'before') : false;
   const page = backwards ? { rows, hasPrev: more, hasNext: otherSide } : { rows, hasPrev: otherSide, hasNext: more };
   return { ...page, start, end };
+}
+
+/** Whether any row lies on the `direction` side of `edge`: in its own segment, or in a segment passed before it. */
+async function anyBehind<O>(walk: Segment<O>[], segment: number, edge: Position, direction: Direction): Promise<boolean> {
+  const { query, keys } = walk[segment]!;
+  if (await exists(query.where((eb) => beyond(eb, keys, edge, direction)))) return true;
+  for (let i = segment - 1; i >= 0; i--) if (await exists(walk[i]!.query)) return true;
+  return false;
 }
 
 function ordered<O>(query: AnyQuery<O>, keys: OrderKey[], reverse: boolean): AnyQuery<O> {
   let q = query;
   for (const key of keys) {
+    if (key.fixed) continue;
     const desc = key.desc !== reverse;
     if (key.nullable) q = q.orderBy(sql`(${sql.ref(key.column)} is null)`, reverse ? 'desc' : 'asc');
     q = q.orderBy(sql.ref(key.column), desc ? 'desc' : 'asc');
@@ -52,25 +84,19 @@ function ordered<O>(query: AnyQuery<O>, keys: OrderKey[], reverse: boolean): Any
   return q;
 }
 
-async function exists<O>(query: AnyQuery<O>, keys: OrderKey[], from: Position, direction: Direction) {
-  const probe = await query
-    .clearSelect()
-    .clearOrderBy()
-    .select(sql<number>`1`.as('one'))
-    .where((eb) => beyond(eb, keys, from, direction))
-    .limit(1)
-    .executeTakeFirst();
+async function exists<O>(query: AnyQuery<O>): Promise<boolean> {
+  const probe = await query.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(1).executeTakeFirst();
   return probe !== undefined;
 }
 
 /** Rows strictly after (or before) `position`: (k1 beyond v1) or (k1 = v1 and k2 beyond v2) or … */
 function beyond(eb: Eb, keys: OrderKey[], position: Position, direction: Direction): Expression<SqlBool> {
   const values: SortValue[] = [...position.key, position.id];
-  const alternatives = keys.map((key, i) =>
-    eb.and([...keys.slice(0, i).map((k, j) => equals(eb, k, values[j] ?? null)), strictly(eb, key, values[i] ?? null, direction)]),
+  const compared = keys.flatMap((key, i) => (key.fixed ? [] : [{ key, value: values[i] ?? null }]));
+  const alternatives = compared.map(({ key, value }, i) =>
+    eb.and([...compared.slice(0, i).map((c) => equals(eb, c.key, c.value)), strictly(eb, key, value, direction)]),
   );
-  const first = keys[0]!;
-  const v0 = values[0] ?? null;
+  const { key: first, value: v0 } = compared[0]!;
   // A redundant range bound on the leading key lets the planner turn the OR chain into an index range scan.
   if (v0 !== null && !first.nullable) {
     const op = (direction === 'after') !== first.desc ? '>=' : '<=';
