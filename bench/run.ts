@@ -156,6 +156,7 @@ async function main(): Promise<void> {
       { name: 'retrieve one item', method: 'GET', path: `/v0/collections/people/items/${itemId}` },
       { name: 'list 20, page 1', method: 'GET', path: '/v0/collections/people/items?limit=20' },
       { name: `list 20, deep page (item ${deepTarget})`, method: 'GET', path: `/v0/collections/people/items?limit=20&after=${cursor}` },
+      { name: 'list 20 sorted by a field (-score)', method: 'GET', path: '/v0/collections/people/items?limit=20&sort[]=-score' },
       {
         name: 'search starts_with (name)',
         method: 'POST',

@@ -6,7 +6,6 @@ import * as items from './0002-items.ts';
 import * as activities from './0003-activities.ts';
 import * as library from './0004-library.ts';
 import * as messages from './0005-messages.ts';
-import * as itemTimeOrder from './0006-item-time-order.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -16,7 +15,6 @@ const MIGRATIONS: Record<string, Step> = {
   '0003-activities': activities,
   '0004-library': library,
   '0005-messages': messages,
-  '0006-item-time-order': itemTimeOrder,
 };
 
 export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {
