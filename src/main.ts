@@ -97,7 +97,7 @@ async function serve(config: Config): Promise<number> {
     throw new ConfigError(config.jwt.jwksFile ? 'JWT_JWKS_FILE' : 'JWT_PUBLIC_KEY_FILE', `cannot be used: ${(error as Error).message}`);
   }
   const counter = config.redisUrl
-    ? redisCounter(config.redisUrl, (error) => console.error(`tycho: rate-limit counters in Redis unavailable: ${(error as Error).message}`))
+    ? await redisCounter(config.redisUrl, (error) => console.error(`tycho: rate-limit counters in Redis unavailable: ${(error as Error).message}`))
     : memoryCounter();
   const app = await buildApp({
     ...appOptions(runtime, config),

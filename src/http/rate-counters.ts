@@ -1,7 +1,5 @@
 // Counters behind the rate limits: how many requests a key has made in the current window. In-process by
 // default; in Redis when several Tycho processes must share one budget.
-import { Redis } from 'ioredis';
-
 export interface RateCounter {
   /** Counts one request in `window` (a key already naming the window) and returns the count so far. */
   hit(window: string, ttlMs: number): Promise<number>;
@@ -26,7 +24,9 @@ export function memoryCounter(): RateCounter {
 }
 
 /** Counts in Redis. If Redis cannot answer, requests are let through rather than refused. */
-export function redisCounter(url: string, onError: (error: unknown) => void): RateCounter {
+export async function redisCounter(url: string, onError: (error: unknown) => void): Promise<RateCounter> {
+  // Loaded only when configured: most deployments never need the client.
+  const { Redis } = await import('ioredis');
   // A slow or absent Redis must not hold requests up: commands give up after 250 ms.
   const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 250 });
   redis.on('error', onError);

@@ -67,7 +67,7 @@ describe('rate limits shared through Redis', { skip: !process.env.TEST_REDIS_URL
   let counters: RateCounter[];
   const now = Date.now() - (Date.now() % 1000) + 10_000_000;
   before(async () => {
-    counters = [redisCounter(process.env.TEST_REDIS_URL!, () => {}), redisCounter(process.env.TEST_REDIS_URL!, () => {})];
+    counters = [await redisCounter(process.env.TEST_REDIS_URL!, () => {}), await redisCounter(process.env.TEST_REDIS_URL!, () => {})];
     a = await createHarness('sqlite', { rateLimits: { reads: 4, writes: 4, counter: counters[0]!, now: () => now } });
   });
   after(async () => {
