@@ -105,7 +105,7 @@ export async function queryItems(db: Kysely<Database>, orgId: string, query: Ite
   /** The collection's items that pass the filter, from `from` (which names them `i`). */
   const matching = (from: AnyQuery): AnyQuery => {
     const q = from
-      .select(['i.id', 'i.org_id', 'i.collection_id', 'i.doc', 'i.created_at', 'i.updated_at'])
+      .select(['i.id', 'i.doc', 'i.created_at', 'i.updated_at'])
       .where('i.org_id', '=', orgId)
       .where('i.collection_id', '=', query.collectionId);
     const filter = query.filter;
@@ -130,8 +130,8 @@ export async function queryItems(db: Kysely<Database>, orgId: string, query: Ite
     ...result,
     rows: result.rows.map((r) => ({
       id: r.id,
-      orgId: r.org_id,
-      collectionId: r.collection_id,
+      orgId,
+      collectionId: query.collectionId,
       values: JSON.parse(r.doc),
       createdAt: r.created_at,
       updatedAt: r.updated_at,

@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
 import { migrateToLatest } from '../migrations/index.ts';
 import { SQLITE_TYPES } from '../migrations/column-types.ts';
 import { SqlStore, type Engine } from '../sql/sql-store.ts';
@@ -17,7 +17,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  private readonly database: BetterSqlite3.Database;
+  private readonly database: SqliteDatabase;
   constructor(database: BetterSqlite3.Database) {
     const cached = withStatementCache(database);
     super({ database: cached });
@@ -32,24 +32,23 @@ const STATEMENT_CACHE_SIZE = 500;
 
 /**
  * Kysely prepares every query afresh; compiling SQL text into a statement costs more than running most of
- * ours. Reuse prepared statements by their SQL (the same text always compiles to the same plan).
+ * ours. Reuse prepared statements by their SQL (the same text always compiles to the same plan). The set of
+ * query shapes is small, so the oldest entry is the one dropped when the cache is full.
  */
-function withStatementCache(database: BetterSqlite3.Database): BetterSqlite3.Database {
+function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
   const cache = new Map<string, BetterSqlite3.Statement>();
-  const prepare = (source: string): BetterSqlite3.Statement => {
-    let statement = cache.get(source);
-    if (statement) {
-      cache.delete(source);
-    } else {
-      statement = database.prepare(source);
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    }
-    cache.set(source, statement);
-    return statement;
+  return {
+    prepare(source) {
+      let statement = cache.get(source);
+      if (!statement) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        statement = database.prepare(source);
+        cache.set(source, statement);
+      }
+      return statement;
+    },
+    close: () => database.close(),
   };
-  return new Proxy(database, {
-    get: (target, property) => (property === 'prepare' ? prepare : Reflect.get(target, property, target)),
-  });
 }
 
 /** Opens (creating when needed) the SQLite database at `path` — or in memory for ':memory:' — and migrates it. */
