@@ -40,36 +40,48 @@ export async function fetchSegments<O>(segments: Segment<O>[], request: PageRequ
   const backwards = request.before !== undefined;
   const anchor = request.before ?? request.after;
   const direction: Direction = backwards ? 'before' : 'after';
+  const opposite: Direction = backwards ? 'after' : 'before';
   // Segments in the order this page walks them, starting with the anchor's.
   const walk = backwards ? [...segments].reverse() : segments;
   const from = anchor ? Math.max(0, walk.findIndex((s) => s.holds(anchor))) : 0;
-  const fetched: O[] = [];
-  let edgeSegment = -1;
+  const fetched: Record<string, unknown>[] = [];
+  let behind: boolean | undefined;
   for (let i = from; i < walk.length && fetched.length <= request.limit; i++) {
     const { query, keys } = walk[i]!;
-    const bounded = anchor && i === from ? query.where((eb) => beyond(eb, keys, anchor, direction)) : query;
-    const rows = await ordered(bounded, keys, backwards).limit(request.limit + 1 - fetched.length).execute();
-    if (edgeSegment < 0 && rows.length > 0) edgeSegment = i;
+    let q: AnyQuery<any> = query;
+    if (anchor && i === from) {
+      // Whether rows lie at or behind the anchor (is there a page on the other side?) is asked in the same
+      // statement: an uncorrelated EXISTS the database evaluates once.
+      const atOrBehind = query.where((eb) => beyond(eb, keys, anchor, opposite, true));
+      q = q.where((eb) => beyond(eb, keys, anchor, direction)).select((eb) => eb.exists(probe(atOrBehind)).as(BEHIND));
+    }
+    const rows: Record<string, unknown>[] = await ordered(q, keys, backwards).limit(request.limit + 1 - fetched.length).execute();
+    if (anchor && i === from && rows.length > 0) behind = Number(rows[0]![BEHIND]) === 1;
+    for (const row of rows) delete row[BEHIND];
     fetched.push(...rows);
   }
   const more = fetched.length > request.limit;
-  const rows = more ? fetched.slice(0, request.limit) : fetched;
+  const rows = (more ? fetched.slice(0, request.limit) : fetched) as O[];
   if (backwards) rows.reverse();
 
-  // The far side of the anchor is probed only when there is an anchor: without one it is the list's start.
   const start = rows.length > 0 ? positionOf(rows[0]!) : undefined;
   const end = rows.length > 0 ? positionOf(rows[rows.length - 1]!) : undefined;
-  const edge = backwards ? end : start;
-  const otherSide = anchor && edge ? await anyBehind(walk, edgeSegment, edge, backwards ? 'after' : 'before') : false;
+  // Without an anchor the page starts the list; an empty page has no edge to page back from.
+  let otherSide = false;
+  if (anchor && rows.length > 0) {
+    // The anchor's segment had no rows beyond it: all of its rows, if any, are behind.
+    behind ??= await exists(walk[from]!.query);
+    otherSide = behind || (await anyRows(walk.slice(0, from)));
+  }
   const page = backwards ? { rows, hasPrev: more, hasNext: otherSide } : { rows, hasPrev: otherSide, hasNext: more };
   return { ...page, start, end };
 }
 
-/** Whether any row lies on the `direction` side of `edge`: in its own segment, or in a segment passed before it. */
-async function anyBehind<O>(walk: Segment<O>[], segment: number, edge: Position, direction: Direction): Promise<boolean> {
-  const { query, keys } = walk[segment]!;
-  if (await exists(query.where((eb) => beyond(eb, keys, edge, direction)))) return true;
-  for (let i = segment - 1; i >= 0; i--) if (await exists(walk[i]!.query)) return true;
+const BEHIND = 'behind_anchor';
+
+/** Whether any segment has a row at all. */
+async function anyRows<O>(segments: Segment<O>[]): Promise<boolean> {
+  for (const segment of segments) if (await exists(segment.query)) return true;
   return false;
 }
 
@@ -84,17 +96,28 @@ function ordered<O>(query: AnyQuery<O>, keys: OrderKey[], reverse: boolean): Any
   return q;
 }
 
-async function exists<O>(query: AnyQuery<O>): Promise<boolean> {
-  const probe = await query.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(1).executeTakeFirst();
-  return probe !== undefined;
+/** `query` reduced to whether it has a row. */
+function probe<O>(query: AnyQuery<O>) {
+  return query.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(1);
 }
 
-/** Rows strictly after (or before) `position`: (k1 beyond v1) or (k1 = v1 and k2 beyond v2) or … */
-function beyond(eb: Eb, keys: OrderKey[], position: Position, direction: Direction): Expression<SqlBool> {
+async function exists<O>(query: AnyQuery<O>): Promise<boolean> {
+  return (await probe(query).executeTakeFirst()) !== undefined;
+}
+
+/**
+ * Rows strictly after (or before) `position`: (k1 beyond v1) or (k1 = v1 and k2 beyond v2) or …;
+ * `inclusive` also takes the row at the position itself.
+ */
+function beyond(eb: Eb, keys: OrderKey[], position: Position, direction: Direction, inclusive = false): Expression<SqlBool> {
   const values: SortValue[] = [...position.key, position.id];
   const compared = keys.flatMap((key, i) => (key.fixed ? [] : [{ key, value: values[i] ?? null }]));
   const alternatives = compared.map(({ key, value }, i) =>
-    eb.and([...compared.slice(0, i).map((c) => equals(eb, c.key, c.value)), strictly(eb, key, value, direction)]),
+    eb.and([
+      ...compared.slice(0, i).map((c) => equals(eb, c.key, c.value)),
+      // The last key is the unique id: taking its equal as well takes exactly the row at the position.
+      past(eb, key, value, direction, inclusive && i === compared.length - 1),
+    ]),
   );
   const { key: first, value: v0 } = compared[0]!;
   // A redundant range bound on the leading key lets the planner turn the OR chain into an index range scan.
@@ -109,10 +132,10 @@ function equals(eb: Eb, key: OrderKey, value: SortValue): Expression<SqlBool> {
   return value === null ? eb(sql.ref(key.column), 'is', null) : eb(sql.ref(key.column), '=', value);
 }
 
-function strictly(eb: Eb, key: OrderKey, value: SortValue, direction: Direction): Expression<SqlBool> {
+function past(eb: Eb, key: OrderKey, value: SortValue, direction: Direction, orEqual = false): Expression<SqlBool> {
   const column = sql.ref(key.column);
   if (value === null) return direction === 'after' ? FALSE : eb(column, 'is not', null);
-  const op = (direction === 'after') !== key.desc ? '>' : '<';
+  const op = `${(direction === 'after') !== key.desc ? '>' : '<'}${orEqual ? '=' : ''}` as const;
   const comparison = eb(column, op, value);
   return direction === 'after' && key.nullable ? eb.or([comparison, eb(column, 'is', null)]) : comparison;
 }
