@@ -141,11 +141,13 @@ async function changeItem(
   return next;
 }
 
-/** A unique field's value may not appear on another item; the error points at the offending value. */
+/**
+ * A unique field's value may not appear on another item; the error points at the offending value. Only the
+ * fields being written can newly collide: the others' values were unique when they were written.
+ */
 async function checkUnique(store: Store, schema: CollectionSchema, item: Item, changes: FieldChange[]): Promise<void> {
-  for (const field of schema.fields) {
+  for (const { field, pointers } of changes) {
     if (!field.unique) continue;
-    const pointers = changes.find((c) => c.field.id === field.id)?.pointers ?? [];
     for (const [i, value] of (item.values[field.id] ?? []).entries()) {
       const others = (await store.items.idsWithKey(item.orgId, field.id, indexKey(field, value))).filter((id) => id !== item.id);
       if (others.length > 0) {
