@@ -239,7 +239,9 @@ async function main(): Promise<void> {
     }
     const page1 = rows.find((r) => r.name.startsWith('list 20, page 1'))!;
     const deep = rows.find((r) => r.name.startsWith('list 20, deep page'))!;
-    console.log(`deep page / page 1: ${(deep.p50 / page1.p50).toFixed(2)}× p50, ${(page1.rps / deep.rps).toFixed(2)}× cost in req/s`);
+    // autocannon measures latency in whole milliseconds: below 1 ms only the req/s ratio says anything.
+    const p50Ratio = page1.p50 > 0 ? `${(deep.p50 / page1.p50).toFixed(2)}× p50, ` : '';
+    console.log(`deep page / page 1: ${p50Ratio}${(page1.rps / deep.rps).toFixed(2)}× cost in req/s`);
   } finally {
     await Promise.all([...servers, ceiling].map((s) => new Promise((resolve) => (s.child.once('exit', resolve), s.child.kill('SIGTERM')))));
     await postgres?.drop();
