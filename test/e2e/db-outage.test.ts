@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
@@ -82,5 +83,39 @@ describe('database outage (postgres)', { skip: !process.env.TEST_DATABASE_URL &&
     }
     assert.equal(status, 200);
     assert.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
+  });
+});
+
+describe('a migration run by another process under running statements (postgres)', { skip: !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL is not set' }, () => {
+  let database: { url: string; drop(): Promise<void> };
+  let runtime: Runtime;
+  let app: FastifyInstance;
+  const get = (url: string) => app.inject({ url, headers: { authorization: `Bearer ${TEST_KEY}` } });
+  const ddl = async (statement: string) => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    await client.query(statement).finally(() => client.end());
+  };
+
+  before(async () => {
+    database = await throwawayPostgres();
+    runtime = await openRuntime(loadConfig({ DATABASE_URL: database.url, TYCHO_API_KEY: TEST_KEY, DATABASE_POOL_SIZE: '1' }));
+    app = await buildApp({ store: runtime.store, cursorSecret: runtime.cursorSecret, downloadSecret: runtime.downloadSecret, blobs: runtime.blobs, logLevel: 'silent' });
+    await app.ready();
+  });
+  after(async () => {
+    await app.close();
+    await runtime.store.close();
+    await database.drop();
+  });
+
+  it('answers the request that meets a statement the migration made stale with 503, and the next one normally', async () => {
+    for (let i = 0; i < 3; i++) assert.equal((await get('/v0/collections')).statusCode, 200);
+    // A new column changes what `select *` returns: PostgreSQL refuses the statement prepared before it.
+    await ddl('alter table api_keys add column note text');
+    const stale = await get('/v0/collections');
+    assert.equal(stale.statusCode, 503, stale.body);
+    assert.match(JSON.parse(stale.body).errors[0].detail, /retry later/i);
+    for (let i = 0; i < 3; i++) assert.equal((await get('/v0/collections')).statusCode, 200);
   });
 });

@@ -13,8 +13,11 @@ import type { Store } from '../store.ts';
 // COUNT(*) and other int8 results fit in a JavaScript number for every count Tycho makes.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/** Set on the error of a statement whose cached plan a concurrent migration invalidated: retrying succeeds. */
+const STALE_PLAN = 'TYCHO_STALE_PLAN';
+
 /** Connection-level failures: the database is down, restarting or unreachable — not a bug in the request. */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+const UNAVAILABLE_CODES = new Set([STALE_PLAN, 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
 
 export function isUnavailable(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
@@ -64,12 +67,46 @@ class GuardedPostgresDialect extends PostgresDialect {
   }
 }
 
+/** Named statements a connection keeps at most; beyond them statements go unnamed (parsed and planned each time). */
+const NAMED_PER_CONNECTION = 500;
+
+/** PostgreSQL refuses a prepared statement whose result columns a migration changed ("cached plan must not change result type"). */
+const isStalePlan = (error: unknown) => (error as { code?: string })?.code === '0A000' && /cached plan/i.test((error as Error).message ?? '');
+
+/**
+ * Kysely sends every query as an unnamed statement, which PostgreSQL parses and plans afresh each time.
+ * Naming each parameterised statement by its text makes it parsed once per connection and lets the server
+ * reuse its plan. A statement whose plan a migration made stale (another process upgraded the schema) is
+ * named afresh on its next use; the request that met it is answered 503, to be retried.
+ */
+function nameStatements(client: pg.PoolClient): void {
+  const names = new Map<string, string>();
+  let counter = 0;
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || rest.length > 0) return query(text, values, ...rest);
+    let name = names.get(text);
+    if (name === undefined && names.size < NAMED_PER_CONNECTION) names.set(text, (name = `tycho_${++counter}`));
+    if (name === undefined) return query(text, values);
+    return query({ name, text, values }).catch((error: unknown) => {
+      if (isStalePlan(error)) {
+        names.delete(text);
+        throw Object.assign(new Error(`statement plan changed by a migration: ${(error as Error).message}`), { code: STALE_PLAN });
+      }
+      throw error;
+    });
+  }) as typeof client.query;
+}
+
 export async function openPostgres(url: string, poolSize: number): Promise<Store> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 });
   // A client losing its connection must not crash the process: the query in flight fails (503), the pool
   // drops the client, and the next query connects afresh.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    nameStatements(client);
+  });
   const db = new Kysely<Database>({ dialect: new GuardedPostgresDialect({ pool }) });
   const engine: Engine = {
     name: 'postgres',
