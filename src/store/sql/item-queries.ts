@@ -160,26 +160,17 @@ function valueSegments(
   idKey: OrderKey[],
 ): Segment<any>[] {
   const column = `s0.key_${lead.column}`;
-  const firstValue = (eb: Eb) =>
-    eb
-      .selectFrom('item_values as s0')
-      .select('s0.item_id')
-      .whereRef('s0.item_id', '=', 'i.id')
-      .where('s0.field_id', '=', lead.fieldIds[0]!)
-      .where('s0.position', '=', 0)
-      .where(sql.ref(column), 'is not', null);
+  /** Keeps the index rows `s0` that hold an item's first value of the sorted field. */
+  const firstValues = (q: AnyQuery): AnyQuery =>
+    q.where('s0.field_id', '=', lead.fieldIds[0]!).where('s0.position', '=', 0).where(sql.ref(column), 'is not', null);
   // CROSS JOIN keeps the value index the outer loop (SQLite never reorders it), so no plan sorts the collection.
-  const valued = matching(
-    db
-      .selectFrom('item_values as s0')
-      .crossJoin('items as i')
-      .whereRef('i.id', '=', 's0.item_id')
-      .where('s0.field_id', '=', lead.fieldIds[0]!)
-      .where('s0.position', '=', 0)
-      .where(sql.ref(column), 'is not', null),
-  ).select(sql.ref(column).as('k0'));
+  const valued = matching(firstValues(db.selectFrom('item_values as s0').crossJoin('items as i').whereRef('i.id', '=', 's0.item_id'))).select(
+    sql.ref(column).as('k0'),
+  );
   const withValues = sortedBy(valued, rest, 1, idKey);
-  const missing = matching(db.selectFrom('items as i')).where((eb) => eb.not(eb.exists(firstValue(eb)))).select(sql`null`.as('k0'));
+  const missing = matching(db.selectFrom('items as i'))
+    .where((eb) => eb.not(eb.exists(firstValues(eb.selectFrom('item_values as s0').select('s0.item_id').whereRef('s0.item_id', '=', 'i.id')))))
+    .select(sql`null`.as('k0'));
   const withoutValues = sortedBy(missing, rest, 1, idKey);
   return [
     {
