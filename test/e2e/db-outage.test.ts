@@ -3,11 +3,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openRuntime, type Runtime } from '../../src/runtime.ts';
+import { appOptions, openRuntime } from '../../src/runtime.ts';
 import { TEST_KEY, throwawayPostgres } from '../helpers/harness.ts';
 
 /** A TCP proxy in front of PostgreSQL that can be cut (closing every connection) and restored. */
@@ -39,12 +38,27 @@ function proxy(target: URL) {
   return { open, cut };
 }
 
+/** Tycho on `url` with a pool of `poolSize`, and a GET through the default key. */
+async function serveOn(url: string, poolSize: number) {
+  const config = loadConfig({ DATABASE_URL: url, TYCHO_API_KEY: TEST_KEY, DATABASE_POOL_SIZE: String(poolSize), LOG_LEVEL: 'silent' });
+  const runtime = await openRuntime(config);
+  const app = await buildApp(appOptions(runtime, config));
+  await app.ready();
+  return {
+    app,
+    get: (path: string) => app.inject({ url: path, headers: { authorization: `Bearer ${TEST_KEY}` } }),
+    close: async () => {
+      await app.close();
+      await runtime.store.close();
+    },
+  };
+}
+
 describe('database outage (postgres)', { skip: !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL is not set' }, () => {
   let database: Awaited<ReturnType<typeof throwawayPostgres>>;
-  let runtime: Runtime;
-  let app: FastifyInstance;
+  let tycho: Awaited<ReturnType<typeof serveOn>>;
   let link: ReturnType<typeof proxy>;
-  const get = (url: string) => app.inject({ url, headers: { authorization: `Bearer ${TEST_KEY}` } });
+  const get = (url: string) => tycho.get(url);
 
   before(async () => {
     database = await throwawayPostgres();
@@ -53,13 +67,10 @@ describe('database outage (postgres)', { skip: !process.env.TEST_DATABASE_URL &&
     const port = await link.open();
     const viaProxy = new URL(database.url);
     viaProxy.host = `127.0.0.1:${port}`;
-    runtime = await openRuntime(loadConfig({ DATABASE_URL: viaProxy.toString(), TYCHO_API_KEY: TEST_KEY, DATABASE_POOL_SIZE: '2' }));
-    app = await buildApp({ store: runtime.store, cursorSecret: runtime.cursorSecret, downloadSecret: runtime.downloadSecret, blobs: runtime.blobs, logLevel: 'silent' });
-    await app.ready();
+    tycho = await serveOn(viaProxy.toString(), 2);
   });
   after(async () => {
-    await app.close();
-    await runtime.store.close();
+    await tycho.close();
     await link.cut();
     await database.drop();
   });
@@ -72,8 +83,8 @@ describe('database outage (postgres)', { skip: !process.env.TEST_DATABASE_URL &&
     const error = JSON.parse(down.body).errors[0];
     assert.equal(error.title, 'Service Unavailable');
     assert.match(error.detail, /temporarily unavailable.*retry later/i);
-    assert.equal((await app.inject({ url: '/readyz' })).statusCode, 503);
-    assert.equal((await app.inject({ url: '/healthz' })).statusCode, 200);
+    assert.equal((await tycho.app.inject({ url: '/readyz' })).statusCode, 503);
+    assert.equal((await tycho.app.inject({ url: '/healthz' })).statusCode, 200);
 
     await link.open();
     let status = 0;
@@ -82,15 +93,14 @@ describe('database outage (postgres)', { skip: !process.env.TEST_DATABASE_URL &&
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.equal(status, 200);
-    assert.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
+    assert.equal((await tycho.app.inject({ url: '/readyz' })).statusCode, 200);
   });
 });
 
 describe('a migration run by another process under running statements (postgres)', { skip: !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL is not set' }, () => {
   let database: { url: string; drop(): Promise<void> };
-  let runtime: Runtime;
-  let app: FastifyInstance;
-  const get = (url: string) => app.inject({ url, headers: { authorization: `Bearer ${TEST_KEY}` } });
+  let tycho: Awaited<ReturnType<typeof serveOn>>;
+  const get = (url: string) => tycho.get(url);
   const ddl = async (statement: string) => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
@@ -99,13 +109,10 @@ describe('a migration run by another process under running statements (postgres)
 
   before(async () => {
     database = await throwawayPostgres();
-    runtime = await openRuntime(loadConfig({ DATABASE_URL: database.url, TYCHO_API_KEY: TEST_KEY, DATABASE_POOL_SIZE: '1' }));
-    app = await buildApp({ store: runtime.store, cursorSecret: runtime.cursorSecret, downloadSecret: runtime.downloadSecret, blobs: runtime.blobs, logLevel: 'silent' });
-    await app.ready();
+    tycho = await serveOn(database.url, 1);
   });
   after(async () => {
-    await app.close();
-    await runtime.store.close();
+    await tycho.close();
     await database.drop();
   });
 
