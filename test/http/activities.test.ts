@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
 import { email, makeItem, text } from '../helpers/items.ts';
-import { hashToken } from '../../src/domain/api-keys.ts';
+import { keyActor } from '../helpers/activities.ts';
 import { constituent, recordActivity } from '../../src/domain/activity.ts';
 
 const PEOPLE = '/v0/collections/people/items';
@@ -93,8 +93,7 @@ for (const engine of ENGINES) {
       assert.equal(res.body.type, 'list');
       assert.deepEqual(res.body.meta, { cursors: {} });
       assert.equal(res.body.data.length, 5);
-      const key = await h.store.apiKeys.findByHash(hashToken(h.key));
-      assert.ok(key);
+      const actor = await keyActor(h);
       const people_ = { id: peopleId, type: 'collection', ref: 'people' };
       for (const activity of res.body.data) {
         assert.deepEqual(Object.keys(activity).sort(), ['constituents', 'id', 'occurred_at', 'type']);
@@ -106,7 +105,7 @@ for (const engine of ENGINES) {
         assert.ok(person, `the object is one of the created people: ${JSON.stringify(activity)}`);
         assert.equal(activity.occurred_at, person.at);
         assert.deepEqual(activity.constituents, [
-          { type: 'constituent', relation: 'actor', entity: { id: key.id, type: 'api_key' } },
+          actor,
           { type: 'constituent', relation: 'object', entity: { id: person.id, type: 'item', collection: people_ } },
           { type: 'constituent', relation: 'target', entity: people_ },
         ]);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, makeItem, text } from '../helpers/items.ts';
 import { download, downloadBytes, postMultipart, type Part } from '../helpers/multipart.ts';
-import { hashToken } from '../../src/domain/api-keys.ts';
+import { activitiesOfType, keyActor, listIds } from '../helpers/activities.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ID = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
@@ -23,17 +23,8 @@ async function upload(h: Harness, parts: Part[], key?: string): Promise<any> {
 }
 
 
-async function fileIds(h: Harness, key?: string): Promise<string[]> {
-  const res = await h.get('/v0/files?limit=100', key ? { key } : {});
-  assert.equal(res.status, 200, res.text);
-  return res.body.data.map((f: any) => f.id);
-}
-
-async function fileCreatedActivities(h: Harness): Promise<any[]> {
-  const res = await h.get('/v0/activities?limit=100&type[eq]=activity/file_created');
-  assert.equal(res.status, 200, res.text);
-  return res.body.data;
-}
+const fileIds = (h: Harness, key?: string) => listIds(h, '/v0/files?limit=100', key);
+const fileCreatedActivities = (h: Harness) => activitiesOfType(h, 'activity/file_created');
 
 /** A signed URL with one query parameter replaced. */
 function withParam(downloadUrl: string, name: string, value: string): string {
@@ -162,10 +153,8 @@ for (const engine of ENGINES) {
       const [activity] = mine;
       assert.equal(activity.type, 'activity/file_created');
       assert.equal(activity.occurred_at, f.created_at);
-      const key = await h.store.apiKeys.findByHash(hashToken(h.key));
-      assert.ok(key);
       assert.deepEqual(activity.constituents, [
-        { type: 'constituent', relation: 'actor', entity: { id: key.id, type: 'api_key' } },
+        await keyActor(h),
         { type: 'constituent', relation: 'object', entity: { id: f.id, type: 'file' } },
         { type: 'constituent', relation: 'target', entity: { id: ada.id, type: 'item', collection: people } },
       ]);

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, makeItem, text, walkForward } from '../helpers/items.ts';
-import { hashToken } from '../../src/domain/api-keys.ts';
+import { activitiesOf, keyActor } from '../helpers/activities.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ID = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
@@ -19,13 +19,6 @@ async function makeNote(h: Harness, body: Record<string, unknown>, key?: string)
 }
 
 
-/** Every activity (at most 100) whose constituents include the entity, optionally of one type. */
-async function activitiesOf(h: Harness, type: string, id: string, extra = ''): Promise<any[]> {
-  const res = await h.get(`/v0/activities?limit=100&constituent_entity_type[eq]=${type}&constituent_entity_id[eq]=${id}${extra}`);
-  assert.equal(res.status, 200, res.text);
-  assert.equal(res.body.meta.cursors.next, undefined);
-  return res.body.data;
-}
 
 for (const engine of ENGINES) {
   describe(`notes: create, title, validation, activity (${engine})`, () => {
@@ -150,10 +143,8 @@ for (const engine of ENGINES) {
       assert.equal(activity.type, 'activity/note_created');
       assert.match(activity.id, ID);
       assert.equal(activity.occurred_at, n.created_at);
-      const key = await h.store.apiKeys.findByHash(hashToken(h.key));
-      assert.ok(key);
       assert.deepEqual(activity.constituents, [
-        { type: 'constituent', relation: 'actor', entity: { id: key.id, type: 'api_key' } },
+        await keyActor(h),
         { type: 'constituent', relation: 'object', entity: { id: n.id, type: 'note' } },
         { type: 'constituent', relation: 'target', entity: { id: ada.id, type: 'item', collection: people } },
         { type: 'constituent', relation: 'target', entity: { id: acme.id, type: 'item', collection: companies } },
