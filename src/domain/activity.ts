@@ -3,7 +3,7 @@
 // for a JWT its subject (`{type: "jwt_subject"}`).
 import { newId } from './ids.ts';
 import type { Principal } from './api-keys.ts';
-import { AppError, badParameter, notFound } from './errors.ts';
+import { AppError, badParameter, orNotFound } from './errors.ts';
 import { parseDateTime } from './field-types/dates.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from '../store/store.ts';
@@ -32,9 +32,6 @@ export interface Activity {
 
 export const constituent = (relation: ConstituentRelation, entity: Entity): Constituent => ({ type: 'constituent', relation, entity });
 
-/** The actor of a write: the API key, or the subject of the JWT, that made it. */
-export const principalActor = (principal: Principal): Constituent => constituent('actor', { ...principal.actor });
-
 export async function recordActivity(
   store: Store,
   orgId: string,
@@ -45,6 +42,18 @@ export async function recordActivity(
   const activity: Activity = { id: newId(), orgId, type, occurredAt, constituents };
   await store.activities.insert(activity);
   return activity;
+}
+
+/**
+ * Records a write through the API: its actor is the API key, or the subject of the JWT, that made it; the
+ * written `object`; and the `targets` it concerns.
+ */
+export function recordWrite(store: Store, principal: Principal, type: string, occurredAt: string, object: Entity, targets: readonly { id: string; type: string }[] = []): Promise<Activity> {
+  return recordActivity(store, principal.orgId, type, occurredAt, [
+    constituent('actor', { ...principal.actor }),
+    constituent('object', object),
+    ...targets.map((target) => constituent('target', { ...target })),
+  ]);
 }
 
 export const ACTIVITY_TYPES = [
@@ -113,7 +122,5 @@ export async function listActivities(store: Store, orgId: string, filters: Activ
 }
 
 export async function getActivity(store: Store, orgId: string, id: string): Promise<Activity> {
-  const activity = await store.activities.find(orgId, id);
-  if (!activity) throw notFound();
-  return activity;
+  return orNotFound(store.activities.find(orgId, id));
 }

@@ -1,6 +1,6 @@
 // Field use cases: create, retrieve, update and delete the fields of a collection, keeping two-way
 // relations' reverse fields and existing item values consistent. Each runs in one transaction.
-import { AppError, invalidAt, notFound } from './errors.ts';
+import { AppError, invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { findCollection } from './collections.ts';
@@ -77,9 +77,7 @@ export async function createField(
 
 export async function findField(store: Store, orgId: string, collectionKey: string, fieldKey: string): Promise<Field> {
   const collection = await findCollection(store, orgId, collectionKey);
-  const field = await store.fields.find(orgId, collection.id, fieldKey);
-  if (!field) throw notFound();
-  return field;
+  return orNotFound(store.fields.find(orgId, collection.id, fieldKey));
 }
 
 export async function getField(store: Store, orgId: string, collectionKey: string, fieldKey: string): Promise<FieldView> {

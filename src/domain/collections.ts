@@ -1,6 +1,6 @@
 // Collections: creation (with the system fields every collection has), retrieval by id or ref, renames that
 // never touch the ref.
-import { invalidAt, notFound } from './errors.ts';
+import { invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { deriveRef, uniqueRef } from './refs.ts';
 import { timestamp, type Clock } from './clock.ts';
@@ -114,9 +114,7 @@ export async function updateCollection(
 
 /** The organization's collection with that id or ref; anything else (another tenant's included) is 404. */
 export async function findCollection(store: Store, orgId: string, idOrRef: string): Promise<Collection> {
-  const collection = await store.collections.find(orgId, idOrRef);
-  if (!collection) throw notFound();
-  return collection;
+  return orNotFound(store.collections.find(orgId, idOrRef));
 }
 
 export async function getCollection(store: Store, orgId: string, idOrRef: string): Promise<CollectionWithFields> {

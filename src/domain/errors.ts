@@ -53,6 +53,13 @@ export function statusOf(code: ErrorCode): number {
 
 export const notFound = (): AppError => new AppError('not_found');
 
+/** The record `lookup` finds, or the 404 a retrieve answers for one that is missing (or another tenant's). */
+export async function orNotFound<T>(lookup: Promise<T | undefined>): Promise<T> {
+  const found = await lookup;
+  if (found === undefined) throw notFound();
+  return found;
+}
+
 /** A body property failed validation; `pointer` is a JSON pointer into the request body. */
 export const invalidAt = (pointer: string, detail: string, code: ErrorCode = 'validation_failed'): AppError =>
   new AppError(code, detail, { pointer });

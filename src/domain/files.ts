@@ -1,9 +1,9 @@
 // Files: uploaded contents (kept in a blob store) with a display name and item associations. Creation
 // records `activity/file_created`. Downloads go through short-lived signed URLs (see downloads.ts).
-import { invalidAt, notFound } from './errors.ts';
+import { invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
-import { constituent, principalActor, recordActivity } from './activity.ts';
+import { recordWrite } from './activity.ts';
 import { checkItemAssociations, type ItemAssociation } from './associations.ts';
 import type { Principal } from './api-keys.ts';
 import type { Page, PageRequest } from './pagination.ts';
@@ -55,11 +55,7 @@ export async function createFile(store: Store, blobs: BlobStore, principal: Prin
         updatedAt: now,
       };
       await tx.files.insert(file);
-      await recordActivity(tx, principal.orgId, 'activity/file_created', now, [
-        principalActor(principal),
-        constituent('object', { id: file.id, type: 'file' }),
-        ...file.associations.map((a) => constituent('target', { ...a })),
-      ]);
+      await recordWrite(tx, principal, 'activity/file_created', now, { id: file.id, type: 'file' }, file.associations);
       return file;
     }, principal.orgId);
   } catch (error) {
@@ -69,9 +65,7 @@ export async function createFile(store: Store, blobs: BlobStore, principal: Prin
 }
 
 export async function getFile(store: Store, orgId: string, id: string): Promise<StoredFile> {
-  const file = await store.files.find(orgId, id);
-  if (!file) throw notFound();
-  return file;
+  return orNotFound(store.files.find(orgId, id));
 }
 
 export function listFiles(store: Store, orgId: string, page: PageRequest): Promise<Page<StoredFile>> {

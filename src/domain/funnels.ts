@@ -1,5 +1,5 @@
 // Funnels: ordered steps (active, success, failure) that stage fields move items through.
-import { AppError, invalidAt, notFound } from './errors.ts';
+import { AppError, invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import type { Page, PageRequest } from './pagination.ts';
@@ -80,9 +80,7 @@ export async function createFunnel(
 }
 
 export async function getFunnel(store: Store, orgId: string, id: string): Promise<Funnel> {
-  const funnel = await store.funnels.find(orgId, id);
-  if (!funnel) throw notFound();
-  return funnel;
+  return orNotFound(store.funnels.find(orgId, id));
 }
 
 export function listFunnels(store: Store, orgId: string, page: PageRequest): Promise<Page<Funnel>> {

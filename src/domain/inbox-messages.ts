@@ -1,10 +1,10 @@
 // Inbox conversations and email messages. The API creates, edits and deletes drafts (attachments:
 // message-attachments.ts); Tycho adds an extension that sends a draft (draft → sent, `activity/inbox_message_sent`), so
 // every state is reachable. Addresses are matched to people (by email) and organizations (by domain).
-import { AppError, invalidAt, notFound } from './errors.ts';
+import { AppError, invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
-import { constituent, principalActor, recordActivity } from './activity.ts';
+import { recordWrite } from './activity.ts';
 import { loadSchema } from './collection-schema.ts';
 import { indexKey } from './items.ts';
 import { parseValue, ValueProblem } from './field-types/index.ts';
@@ -167,15 +167,11 @@ export async function createDraft(store: Store, principal: Principal, input: Dra
 }
 
 export async function getMessage(store: Store, orgId: string, id: string): Promise<Message> {
-  const message = await store.messages.find(orgId, id);
-  if (!message) throw notFound();
-  return message;
+  return orNotFound(store.messages.find(orgId, id));
 }
 
 export async function getConversation(store: Store, orgId: string, id: string): Promise<Conversation> {
-  const conversation = await store.conversations.find(orgId, id);
-  if (!conversation) throw notFound();
-  return conversation;
+  return orNotFound(store.conversations.find(orgId, id));
 }
 
 function requireDraft(message: Message, action: string): void {
@@ -223,10 +219,7 @@ export async function sendDraft(store: Store, principal: Principal, id: string, 
     const sent: Message = { ...message, draft: false, sentAt: now };
     await tx.messages.update(sent);
     await refreshConversation(tx, principal.orgId, message.conversationId, now, now);
-    await recordActivity(tx, principal.orgId, 'activity/inbox_message_sent', now, [
-      principalActor(principal),
-      constituent('object', { id: message.id, type: 'email_message' }),
-    ]);
+    await recordWrite(tx, principal, 'activity/inbox_message_sent', now, { id: message.id, type: 'email_message' });
     return sent;
   }, principal.orgId);
 }

@@ -1,5 +1,5 @@
 // Shared inboxes. The API only reads them; they are created with `tycho inboxes create`.
-import { AppError, notFound } from './errors.ts';
+import { AppError, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import type { Page, PageRequest } from './pagination.ts';
@@ -28,9 +28,7 @@ export async function createInbox(store: Store, orgId: string, input: { name: st
 }
 
 export async function getInbox(store: Store, orgId: string, id: string): Promise<Inbox> {
-  const inbox = await store.inboxes.find(orgId, id);
-  if (!inbox) throw notFound();
-  return inbox;
+  return orNotFound(store.inboxes.find(orgId, id));
 }
 
 export function listInboxes(store: Store, orgId: string, page: PageRequest): Promise<Page<Inbox>> {

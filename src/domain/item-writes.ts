@@ -8,7 +8,7 @@ import { loadSchema, type CollectionSchema } from './collection-schema.ts';
 import { applyChanges, checkRequired, defaultChanges, parseValueMap, REPLACE, type FieldChange, type Strategies } from './item-values.ts';
 import { removeRelationsTo, resolveRelationTargets, syncTwoWay } from './item-relations.ts';
 import { indexEntries, indexKey, type Item } from './items.ts';
-import { constituent, principalActor, recordActivity } from './activity.ts';
+import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { Store } from '../store/store.ts';
 
@@ -112,11 +112,7 @@ async function insertItem(store: Store, principal: Principal, schema: Collection
   await store.items.insert(item, indexEntries(schema.fields, values));
   await syncTwoWay(store, item, collection.ref, schema.fields, {}, values, now);
   const collectionPointer = { id: collection.id, type: 'collection', ref: collection.ref };
-  await recordActivity(store, principal.orgId, 'activity/item_created', now, [
-    principalActor(principal),
-    constituent('object', { id: item.id, type: 'item', collection: collectionPointer }),
-    constituent('target', collectionPointer),
-  ]);
+  await recordWrite(store, principal, 'activity/item_created', now, { id: item.id, type: 'item', collection: collectionPointer }, [collectionPointer]);
   return item;
 }
 

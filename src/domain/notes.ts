@@ -1,9 +1,9 @@
 // Notes: markdown bodies associated with items (and, in the hosted service, calls and meetings), with
 // optimistic locking. The title is the body's leading heading. Creation records `activity/note_created`.
-import { AppError, invalidAt, notFound } from './errors.ts';
+import { AppError, invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
-import { constituent, principalActor, recordActivity } from './activity.ts';
+import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import { checkItemAssociations, type ItemAssociation } from './associations.ts';
 import type { Page, PageRequest } from './pagination.ts';
@@ -60,19 +60,13 @@ export async function createNote(store: Store, principal: Principal, input: Note
       updatedAt: now,
     };
     await tx.notes.insert(note);
-    await recordActivity(tx, principal.orgId, 'activity/note_created', now, [
-      principalActor(principal),
-      constituent('object', { id: note.id, type: 'note' }),
-      ...note.associations.map((a) => constituent('target', { ...a })),
-    ]);
+    await recordWrite(tx, principal, 'activity/note_created', now, { id: note.id, type: 'note' }, note.associations);
     return note;
   }, principal.orgId);
 }
 
 export async function getNote(store: Store, orgId: string, id: string): Promise<Note> {
-  const note = await store.notes.find(orgId, id);
-  if (!note) throw notFound();
-  return note;
+  return orNotFound(store.notes.find(orgId, id));
 }
 
 export function listNotes(store: Store, orgId: string, page: PageRequest): Promise<Page<Note>> {

@@ -1,6 +1,6 @@
 // Tagsets: named groups of coloured tags, available on calls, on meetings and/or in given inboxes.
 // `associations` (seed §2.5) is `[{"type": "calls"}, {"type": "meetings"}, {"type": "inbox", "id": "…"}]`.
-import { invalidAt, notFound } from './errors.ts';
+import { invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { buildOptions, type OptionInput } from './field-params.ts';
@@ -47,9 +47,7 @@ export async function createTagset(store: Store, orgId: string, input: TagsetInp
 }
 
 export async function getTagset(store: Store, orgId: string, id: string): Promise<Tagset> {
-  const tagset = await store.tagsets.find(orgId, id);
-  if (!tagset) throw notFound();
-  return tagset;
+  return orNotFound(store.tagsets.find(orgId, id));
 }
 
 export function listTagsets(store: Store, orgId: string, page: PageRequest): Promise<Page<Tagset>> {
