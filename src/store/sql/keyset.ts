@@ -56,8 +56,11 @@ export async function fetchSegments<O>(segments: Segment<O>[], request: PageRequ
       q = q.where((eb) => beyond(eb, keys, anchor, direction)).select((eb) => eb.exists(probe(atOrBehind)).as(BEHIND));
     }
     const rows: Record<string, unknown>[] = await ordered(q, keys, backwards).limit(request.limit + 1 - fetched.length).execute();
-    if (anchor && i === from && rows.length > 0) behind = Number(rows[0]![BEHIND]) === 1;
-    for (const row of rows) delete row[BEHIND];
+    if (anchor && i === from && rows.length > 0) {
+      behind = Number(rows[0]![BEHIND]) === 1;
+      // The flag is the last column selected: removing it gives the rows back their plain shape.
+      for (const row of rows) delete row[BEHIND];
+    }
     fetched.push(...rows);
   }
   const more = fetched.length > request.limit;
