@@ -314,6 +314,11 @@ for (const engine of ENGINES) {
         const items = await sorted(['-age']);
         assert.deepEqual(ages(items), [60, 51, 45, 41, 37, 34, 28, 28, 23, 19, null, null]);
         assert.deepEqual(ages(await sorted([`-${ageField.id}`])), ages(items));
+        // Ties (the two 28s) go by id in the key's direction: the valued part is the ascending list reversed.
+        const valued = (list: any[]) => list.filter((i) => i.values.age).map((i) => i.id);
+        assert.deepEqual(valued(items), valued(await sorted(['age'])).reverse());
+        const tied = items.filter((i) => i.values.age?.data === 28).map((i) => i.id);
+        assert.deepEqual(tied, [...tied].sort().reverse());
       });
 
       it('by created_at, both ways', async () => {
