@@ -17,6 +17,15 @@ export async function makeCollection(h: Harness, name: string, key?: string): Pr
   return res.body;
 }
 
+export type CollectionPointer = { id: string; type: 'collection'; ref: string };
+
+/** The pointer responses use for the collection with `ref` (e.g. an association's `collection`). */
+export async function collectionPointer(h: Harness, ref: string): Promise<CollectionPointer> {
+  const res = await h.get(`/v0/collections/${ref}`);
+  assert.equal(res.status, 200, res.text);
+  return { id: res.body.id, type: 'collection', ref };
+}
+
 /** Creates a field on a collection (id or ref); returns its body. */
 export async function makeField(h: Harness, collection: string, body: Record<string, unknown>): Promise<any> {
   const res = await h.post(`/v0/collections/${collection}/fields`, body);

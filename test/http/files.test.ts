@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
-import { assertInvalid, makeItem, text } from '../helpers/items.ts';
+import { assertInvalid, makeItem, text, collectionPointer, type CollectionPointer } from '../helpers/items.ts';
 import { download, downloadBytes, postMultipart, type Part } from '../helpers/multipart.ts';
 import { activitiesOfType, keyActor, listIds } from '../helpers/activities.ts';
 
@@ -36,18 +36,16 @@ function withParam(downloadUrl: string, name: string, value: string): string {
 for (const engine of ENGINES) {
   describe(`files: upload, validation, activity (${engine})`, () => {
     let h: Harness;
-    let people: { id: string; type: 'collection'; ref: string };
-    let companies: { id: string; type: 'collection'; ref: string };
+    let people: CollectionPointer;
+    let companies: CollectionPointer;
     let ada: any;
     let acme: any;
     before(async () => {
       h = await createHarness(engine);
       ada = await makeItem(h, 'people', { name: text('Ada Lovelace') });
       acme = await makeItem(h, 'organizations', { name: text('Acme') });
-      const collections = (await h.get('/v0/collections')).body.data;
-      const pick = (ref: string) => ({ id: collections.find((c: any) => c.ref === ref).id, type: 'collection' as const, ref });
-      people = pick('people');
-      companies = pick('organizations');
+      people = await collectionPointer(h, 'people');
+      companies = await collectionPointer(h, 'organizations');
     });
     after(() => h.close());
 

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
-import { assertInvalid, email, makeItem, text, val } from '../helpers/items.ts';
+import { assertInvalid, email, makeItem, text, val, collectionPointer, type CollectionPointer } from '../helpers/items.ts';
 import { download, postMultipart } from '../helpers/multipart.ts';
 import { createInbox } from '../../src/domain/inboxes.ts';
 import { activitiesOfType, keyActor, listIds } from '../helpers/activities.ts';
@@ -42,8 +42,8 @@ for (const engine of ENGINES) {
     let h: Harness;
     let inboxId: string;
     let otherInboxId: string;
-    let people: { id: string; type: 'collection'; ref: string };
-    let companies: { id: string; type: 'collection'; ref: string };
+    let people: CollectionPointer;
+    let companies: CollectionPointer;
     let ada: any;
     let acme: any;
     before(async () => {
@@ -52,10 +52,8 @@ for (const engine of ENGINES) {
       otherInboxId = (await createInbox(h.store, h.orgId, { name: 'Sales', email: 'sales@tycho.test' })).id;
       ada = await makeItem(h, 'people', { name: text('Ada Lovelace'), email: [email('ada@analytical.test')] });
       acme = await makeItem(h, 'organizations', { name: text('Acme'), domain: [val('uri/domain', 'acme.test')] });
-      const collections = (await h.get('/v0/collections')).body.data;
-      const pick = (ref: string) => ({ id: collections.find((c: any) => c.ref === ref).id, type: 'collection' as const, ref });
-      people = pick('people');
-      companies = pick('organizations');
+      people = await collectionPointer(h, 'people');
+      companies = await collectionPointer(h, 'organizations');
     });
     after(() => h.close());
 

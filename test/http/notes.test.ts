@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
-import { assertInvalid, makeItem, text, walkForward } from '../helpers/items.ts';
+import { assertInvalid, makeItem, text, walkForward, collectionPointer, type CollectionPointer } from '../helpers/items.ts';
 import { activitiesOf, keyActor } from '../helpers/activities.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -23,23 +23,18 @@ async function makeNote(h: Harness, body: Record<string, unknown>, key?: string)
 for (const engine of ENGINES) {
   describe(`notes: create, title, validation, activity (${engine})`, () => {
     let h: Harness;
-    let people: { id: string; type: 'collection'; ref: string };
+    let people: CollectionPointer;
     let ada: any;
     let grace: any;
     let acme: any;
-    let companies: { id: string; type: 'collection'; ref: string };
+    let companies: CollectionPointer;
     before(async () => {
       h = await createHarness(engine);
       ada = await makeItem(h, 'people', { name: text('Ada Lovelace') });
       grace = await makeItem(h, 'people', { name: text('Grace Hopper') });
       acme = await makeItem(h, 'organizations', { name: text('Acme') });
-      const collections = (await h.get('/v0/collections')).body.data;
-      const pick = (ref: string) => {
-        const c = collections.find((x: any) => x.ref === ref);
-        return { id: c.id, type: 'collection' as const, ref };
-      };
-      people = pick('people');
-      companies = pick('organizations');
+      people = await collectionPointer(h, 'people');
+      companies = await collectionPointer(h, 'organizations');
     });
     after(() => h.close());
 
