@@ -9,6 +9,7 @@ import { createCursorCodec } from './domain/cursor.ts';
 import type { Store } from './store/store.ts';
 import type { LogLevel } from './config.ts';
 import { registerErrorHandling, sendError, toAppError } from './http/plugins/error-handler.ts';
+import { answerClientError } from './http/plugins/client-errors.ts';
 import { registerRequestContext, requestIdOf } from './http/plugins/request-context.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerObservability } from './http/plugins/observability.ts';
@@ -71,6 +72,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => {
       sendError(reply, toAppError(error, request));
     },
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(schemaCompilers());

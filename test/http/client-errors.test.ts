@@ -1,0 +1,212 @@
+// Requests Node's HTTP parser rejects before any route runs (headers too large, broken framing, forbidden
+// bytes), and HEAD answers: raw bytes over a real socket, since app.inject never goes through the parser.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { createHarness, type Harness } from '../helpers/harness.ts';
+
+/** Only a guard against a hung exchange; no test asserts on time. */
+const GUARD_MS = 10_000;
+
+interface Answer {
+  statusLine: string;
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+interface Exchange {
+  /** Every byte the server sent. */
+  bytes: Buffer;
+  /** The server ended the connection (sent FIN) instead of leaving it open. */
+  closedByServer: boolean;
+  /** The connection was reset rather than closed. */
+  reset: boolean;
+}
+
+/** Writes `chunks` in turn on a new connection and reads until the server closes it. */
+function exchange(port: number, chunks: (string | Buffer)[], options: { keepSending?: Buffer } = {}): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    let closedByServer = false;
+    let reset = false;
+    const guard = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server never closed the connection; received: ${Buffer.concat(received).toString('latin1')}`));
+    }, GUARD_MS);
+    socket.on('data', (data) => received.push(data));
+    socket.on('end', () => (closedByServer = true));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNRESET') reset = true;
+      else if (error.code !== 'EPIPE') reject(error);
+    });
+    socket.on('close', () => {
+      clearTimeout(guard);
+      resolve({ bytes: Buffer.concat(received), closedByServer, reset });
+    });
+    socket.once('connect', async () => {
+      for (const chunk of chunks) {
+        socket.write(chunk);
+        // Separate packets, so the parser sees them one at a time.
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // A client that has not finished its upload when the server gives up.
+      if (options.keepSending) socket.write(options.keepSending);
+    });
+  });
+}
+
+/** Splits the bytes into responses, framing each body by its Content-Length (none for answers to HEAD). */
+function answersIn(bytes: Buffer, methods: string[]): Answer[] {
+  const answers: Answer[] = [];
+  let rest = bytes;
+  for (const method of methods) {
+    const end = rest.indexOf('\r\n\r\n');
+    assert.ok(end >= 0, `no complete header section in: ${rest.toString('latin1')}`);
+    const [statusLine, ...lines] = rest.subarray(0, end).toString('latin1').split('\r\n');
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    const length = method === 'HEAD' ? 0 : Number(headers['content-length'] ?? 0);
+    const body = rest.subarray(end + 4, end + 4 + length);
+    answers.push({ statusLine: statusLine!, status: Number(statusLine!.split(' ')[1]), headers, body });
+    rest = rest.subarray(end + 4 + length);
+  }
+  assert.equal(rest.length, 0, `bytes after the last answer: ${JSON.stringify(rest.toString('latin1'))}`);
+  return answers;
+}
+
+/** The single error of an envelope answer, after checking the envelope, its length and `Connection: close`. */
+function assertClosingEnvelope(answer: Answer, status: number, title: string): { detail?: string; code?: string } {
+  assert.equal(answer.statusLine, `HTTP/1.1 ${status} ${title}`);
+  assert.equal(answer.headers.connection?.toLowerCase(), 'close');
+  assert.match(answer.headers['content-type'] ?? '', /^application\/json/);
+  assert.equal(Number(answer.headers['content-length']), answer.body.length);
+  assert.ok(answer.headers['x-request-id'], 'every answer carries a request id');
+  const envelope = JSON.parse(answer.body.toString('utf8'));
+  assert.equal(envelope.type, 'errors');
+  assert.equal(envelope.errors.length, 1);
+  const [error] = envelope.errors;
+  assert.deepEqual({ type: error.type, status: error.status, title: error.title }, { type: 'error', status: String(status), title });
+  assert.ok(error.detail, 'the detail says what was wrong');
+  return error;
+}
+
+const HOST = 'Host: tycho.test\r\n';
+
+describe('transport-level errors (real sockets)', () => {
+  let h: Harness;
+  let port: number;
+  before(async () => {
+    h = await createHarness();
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (h.app.server.address() as net.AddressInfo).port;
+  });
+  after(() => h.close());
+
+  it('headers over 16 KiB answer 431 in the errors envelope with Connection: close, then the connection closes (was: Fastify\'s own body and a reset)', async () => {
+    const big = `GET /v0/collections HTTP/1.1\r\n${HOST}Authorization: Bearer ${h.key}\r\nX-Padding: ${'p'.repeat(17 * 1024)}\r\n\r\n`;
+    const result = await exchange(port, [big]);
+    assert.ok(result.closedByServer && !result.reset, 'closed, not reset');
+    const [answer] = answersIn(result.bytes, ['GET']);
+    const error = assertClosingEnvelope(answer!, 431, 'Request Header Fields Too Large');
+    assert.equal(error.code, 'headers_too_large');
+    assert.match(error.detail!, /16384 bytes/);
+
+    // The server is unharmed: the next connection is served.
+    const next = await exchange(port, [`GET /v0/collections HTTP/1.1\r\n${HOST}Authorization: Bearer ${h.key}\r\nConnection: close\r\n\r\n`]);
+    const [ok] = answersIn(next.bytes, ['GET']);
+    assert.equal(ok!.status, 200);
+    assert.equal(JSON.parse(ok!.body.toString('utf8')).type, 'list');
+  });
+
+  const framing: [string, string, RegExp][] = [
+    [
+      'a broken chunked body',
+      `POST /v0/collections HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+      /chunked body is broken/,
+    ],
+    ['a duplicate Content-Length', `POST /v0/collections HTTP/1.1\r\n${HOST}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, /more than one Content-Length/],
+    [
+      'both Transfer-Encoding and Content-Length',
+      `POST /v0/collections HTTP/1.1\r\n${HOST}Content-Length: 7\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+      /Transfer-Encoding .*Content-Length/,
+    ],
+    ['a NUL inside a header value', `GET /healthz HTTP/1.1\r\n${HOST}X-Note: a\0b\r\n\r\n`, /forbidden character/],
+    ['a malformed Content-Length', `POST /v0/collections HTTP/1.1\r\n${HOST}Content-Length: 12abc\r\n\r\n{}`, /Content-Length is not a decimal/],
+  ];
+  for (const [label, request, detail] of framing) {
+    it(`${label} answers 400 in the errors envelope with Connection: close, then the connection closes (was: a bare 400)`, async () => {
+      const result = await exchange(port, [request]);
+      assert.ok(result.closedByServer && !result.reset, 'closed, not reset');
+      const [answer] = answersIn(result.bytes, ['POST']);
+      const error = assertClosingEnvelope(answer!, 400, 'Bad Request');
+      assert.equal(error.code, 'bad_request');
+      assert.match(error.detail!, detail);
+    });
+  }
+
+  it('a framing error on a keep-alive connection is answered after the earlier requests, in order', async () => {
+    const good = `GET /healthz HTTP/1.1\r\n${HOST}\r\n`;
+    const broken = `GET /healthz HTTP/1.1\r\n${HOST}X-Note: a\0b\r\n\r\n`;
+    // Pipelined in one packet, and on a connection already used for a request.
+    for (const chunks of [[good + broken], [good, broken]]) {
+      const result = await exchange(port, chunks);
+      const [first, second] = answersIn(result.bytes, ['GET', 'GET']);
+      assert.equal(first!.status, 200);
+      assert.deepEqual(JSON.parse(first!.body.toString('utf8')), { status: 'ok' });
+      assertClosingEnvelope(second!, 400, 'Bad Request');
+      assert.ok(result.closedByServer);
+    }
+  });
+
+  it('a client still uploading when its framing breaks reads the whole answer (was: a reset could discard it)', async () => {
+    const start = `POST /v0/files HTTP/1.1\r\n${HOST}Authorization: Bearer ${h.key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nnot-hex\r\n`;
+    const result = await exchange(port, [start], { keepSending: Buffer.alloc(256 * 1024, 'x') });
+    const [answer] = answersIn(result.bytes, ['POST']);
+    assertClosingEnvelope(answer!, 400, 'Bad Request');
+  });
+});
+
+describe('HEAD answers carry no body (real sockets)', () => {
+  let h: Harness;
+  let port: number;
+  before(async () => {
+    h = await createHarness();
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (h.app.server.address() as net.AddressInfo).port;
+  });
+  after(() => h.close());
+
+  const heads: [string, string, number][] = [
+    ['a route (GET exposed as HEAD)', `HEAD /v0/collections HTTP/1.1\r\n${HOST}Authorization: Bearer KEY\r\n\r\n`, 200],
+    ['an unknown path (404)', `HEAD /v0/nowhere HTTP/1.1\r\n${HOST}Authorization: Bearer KEY\r\n\r\n`, 404],
+    ['a missing key (401)', `HEAD /v0/collections HTTP/1.1\r\n${HOST}\r\n`, 401],
+    ['an operations route', `HEAD /healthz HTTP/1.1\r\n${HOST}\r\n`, 200],
+  ];
+  for (const [label, request, status] of heads) {
+    it(`HEAD on ${label} answers ${status} with its Content-Length and no body; the next request on the connection parses`, async () => {
+      const next = `GET /healthz HTTP/1.1\r\n${HOST}Connection: close\r\n\r\n`;
+      const result = await exchange(port, [request.replace('KEY', h.key) + next]);
+      // answersIn fails if any body byte follows the HEAD answer's headers: the GET answer would not parse.
+      const [head, get] = answersIn(result.bytes, ['HEAD', 'GET']);
+      assert.equal(head!.status, status);
+      assert.ok(Number(head!.headers['content-length']) > 0, 'the length a GET would have');
+      assert.equal(get!.status, 200);
+      assert.deepEqual(JSON.parse(get!.body.toString('utf8')), { status: 'ok' });
+    });
+  }
+
+  it('a HEAD request with broken framing gets the 400 envelope headers and no body (was: a body)', async () => {
+    const result = await exchange(port, [`HEAD /healthz HTTP/1.1\r\n${HOST}X-Note: a\0b\r\n\r\n`]);
+    const [answer] = answersIn(result.bytes, ['HEAD']);
+    assert.equal(answer!.statusLine, 'HTTP/1.1 400 Bad Request');
+    assert.equal(answer!.headers.connection, 'close');
+    assert.ok(Number(answer!.headers['content-length']) > 0);
+    assert.equal(answer!.body.length, 0);
+    assert.ok(result.closedByServer);
+  });
+});
