@@ -12,6 +12,7 @@ import { registerErrorHandling, sendError, toAppError } from './http/plugins/err
 import { answerClientError } from './http/plugins/client-errors.ts';
 import { registerRequestContext, requestIdOf } from './http/plugins/request-context.ts';
 import { registerAuth } from './http/plugins/auth.ts';
+import { registerTextGuard } from './http/plugins/text-guard.ts';
 import { registerObservability } from './http/plugins/observability.ts';
 import type { JwtVerifier } from './domain/jwt.ts';
 import { registerRateLimit, type RateLimits } from './http/plugins/rate-limit.ts';
@@ -78,6 +79,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(schemaCompilers());
   registerErrorHandling(app);
   registerRequestContext(app);
+  registerTextGuard(app);
   registerObservability(app, options.store);
   // The OpenAPI document is generated from the same schemas that validate and serialise.
   await app.register(swagger, {

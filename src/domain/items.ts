@@ -24,20 +24,35 @@ export interface IndexEntry {
 
 export type IndexKey = Omit<IndexEntry, 'fieldId' | 'position'>;
 
-/** Keys up to this many UTF-8 bytes are kept whole (every single-line text fits); index entries stay small. */
+/** Texts up to this many UTF-8 bytes are their own key (every single-line text fits). */
 const KEY_BYTES_MAX = 2000;
-const KEPT_BYTES = 1900;
+/** How much of a longer text its key keeps; with the separator and digest the key exceeds KEY_BYTES_MAX. */
+const KEPT_BYTES = 1960;
+/** Between the kept part and the digest: the lowest character a text column of every engine can hold. */
+const DIGEST_SEPARATOR = '\u0001';
+
+/** The longest start of `text` that fits in `max` UTF-8 bytes without splitting a character. */
+function cutBytes(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text;
+  const kept = Buffer.from(text).subarray(0, max).toString();
+  return kept.endsWith('\uFFFD') ? kept.slice(0, -1) : kept;
+}
 
 /**
- * The key of a text: whole when short, otherwise a prefix plus a digest of the whole, so equality stays exact
- * while prefix ranges still work on the kept part.
+ * The key of a text: whole when short, otherwise the kept prefix plus a digest of the whole, so equality
+ * stays exact while prefix ranges still work on the kept part. A long text's key is longer than
+ * KEY_BYTES_MAX, so it can never equal the key of a short text.
  */
 export function textKey(text: string): string {
   if (Buffer.byteLength(text) <= KEY_BYTES_MAX) return text;
-  let kept = Buffer.from(text).subarray(0, KEPT_BYTES).toString();
-  if (kept.endsWith('\uFFFD')) kept = kept.slice(0, -1);
-  return `${kept}\u0000${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+  return `${cutBytes(text, KEPT_BYTES)}${DIGEST_SEPARATOR}${createHash('sha256').update(text).digest('hex')}`;
 }
+
+/**
+ * What a prefix search compares keys with: the prefix, cut to what long keys keep, so texts of any length
+ * that start with it match (a prefix longer than that also matches texts that differ only beyond it).
+ */
+export const prefixKey = (prefix: string): string => cutBytes(prefix, KEPT_BYTES);
 
 export const reverseText = (text: string): string => [...text].reverse().join('');
 

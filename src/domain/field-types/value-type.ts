@@ -27,6 +27,7 @@ export interface ValueType {
 export const asIs = (stored: unknown): unknown => stored;
 
 export function describeJson(value: unknown): string {
+  if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';

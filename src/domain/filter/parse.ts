@@ -6,15 +6,13 @@ import { fieldByKey, isTimestampField, type CollectionSchema } from '../collecti
 import { parseDate, parseDateTime } from '../field-types/dates.ts';
 import type { Field, FieldType } from '../fields.ts';
 import type { FilterNode, KeyColumn, SortKey, ValueOp } from './ast.ts';
-import { reverseText, textKey } from '../items.ts';
-
-/** A prefix compares with the kept part of long keys, never with their digest. */
-const keyPrefix = (key: string): string => key.split('\u0000')[0]!;
+import { prefixKey, reverseText, textKey } from '../items.ts';
 
 const TEXT_OPS: ValueOp[] = ['starts_with', 'ends_with', 'contains', 'not_contains', 'eq', 'not_eq', 'gt', 'lt', 'gte', 'lte'];
 const ORDER_OPS: ValueOp[] = ['eq', 'not_eq', 'gt', 'lt', 'gte', 'lte'];
 const EQUALITY_OPS: ValueOp[] = ['eq', 'not_eq'];
-const MAX_DEPTH = 32;
+/** Bounds on one filter, so no request can make the database work for long (docs/behaviour.md). */
+export const FILTER_LIMITS = { depth: 32, conditions: 64, valueLength: 65_536, containsLength: 256 } as const;
 const DENSE = new Set<FieldType>(['field/choice', 'field/stage', 'field/boolean']);
 
 const malformed = (pointer: string, detail: string) => new AppError('invalid_filter', detail, { pointer });
@@ -61,48 +59,65 @@ export function columnOf(field: Field): KeyColumn {
   return kind === 'number' || kind === 'boolean' ? 'num' : 'text';
 }
 
-export function parseFilter(schema: CollectionSchema, input: unknown, pointer = '/filter', depth = 0): FilterNode {
-  if (depth > MAX_DEPTH) throw malformed(pointer, `filters nest at most ${MAX_DEPTH} levels deep`);
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw malformed(pointer, 'a filter must be an object with an "op", e.g. {"op": "eq", "field": "name", "value": "Acme"}');
+export function parseFilter(schema: CollectionSchema, input: unknown): FilterNode {
+  let conditions = 0;
+  const parse = (input: unknown, pointer: string, depth: number): FilterNode => {
+    if (depth > FILTER_LIMITS.depth) throw malformed(pointer, `filters nest at most ${FILTER_LIMITS.depth} levels deep`);
+    if (++conditions > FILTER_LIMITS.conditions) {
+      throw malformed(pointer, `a filter holds at most ${FILTER_LIMITS.conditions} conditions (and/or/not included); split the search`);
+    }
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw malformed(pointer, 'a filter must be an object with an "op", e.g. {"op": "eq", "field": "name", "value": "Acme"}');
+    }
+    const node = input as Record<string, unknown>;
+    switch (node.op) {
+      case 'and':
+      case 'or': {
+        if (!Array.isArray(node.filters)) throw malformed(`${pointer}/filters`, `"${node.op}" takes "filters", an array of filters`);
+        return { kind: node.op, filters: node.filters.map((f, i) => parse(f, `${pointer}/filters/${i}`, depth + 1)) };
+      }
+      case 'not':
+        if (node.filter === undefined) throw malformed(`${pointer}/filter`, '"not" takes "filter", a single filter object');
+        return { kind: 'not', filter: parse(node.filter, `${pointer}/filter`, depth + 1) };
+      case 'exists': {
+        const field = filterField(schema, node.field, pointer);
+        return { kind: 'exists', fieldId: field.id, column: columnOf(field) };
+      }
+      default:
+        return valueCondition(schema, node, pointer);
+    }
+  };
+  return parse(input, '/filter', 0);
+}
+
+function valueCondition(schema: CollectionSchema, node: Record<string, unknown>, pointer: string): FilterNode {
+  if (typeof node.op !== 'string' || !(TEXT_OPS as string[]).includes(node.op)) {
+    throw malformed(`${pointer}/op`, `op must be one of: ${[...TEXT_OPS, 'exists', 'and', 'or', 'not'].join(', ')}`);
   }
-  const node = input as Record<string, unknown>;
-  switch (node.op) {
-    case 'and':
-    case 'or': {
-      if (!Array.isArray(node.filters)) throw malformed(`${pointer}/filters`, `"${node.op}" takes "filters", an array of filters`);
-      return { kind: node.op, filters: node.filters.map((f, i) => parseFilter(schema, f, `${pointer}/filters/${i}`, depth + 1)) };
-    }
-    case 'not':
-      if (node.filter === undefined) throw malformed(`${pointer}/filter`, '"not" takes "filter", a single filter object');
-      return { kind: 'not', filter: parseFilter(schema, node.filter, `${pointer}/filter`, depth + 1) };
-    case 'exists': {
-      const field = filterField(schema, node.field, pointer);
-      return { kind: 'exists', fieldId: field.id, column: columnOf(field) };
-    }
-    default: {
-      if (typeof node.op !== 'string' || !(TEXT_OPS as string[]).includes(node.op)) {
-        throw malformed(`${pointer}/op`, `op must be one of: ${[...TEXT_OPS, 'exists', 'and', 'or', 'not'].join(', ')}`);
-      }
-      const op = node.op as ValueOp;
-      const field = filterField(schema, node.field, pointer);
-      const value = node.value;
-      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-        throw malformed(`${pointer}/value`, `"${op}" needs a value: a string, number or boolean`);
-      }
-      const kind = kindOf(field.type);
-      if (!OPS[kind].includes(op)) {
-        throw invalidAt(`${pointer}/op`, `op "${op}" does not apply to ${field.ref} (${field.type}); use one of: ${OPS[kind].join(', ')}`);
-      }
-      const key = filterKey(field, kind, op, value, `${pointer}/value`);
-      if (op === 'ends_with' && typeof key === 'string' && columnOf(field) === 'text') {
-        return { kind: 'value', fieldId: field.id, column: 'suffix', op: 'starts_with', key: keyPrefix(reverseText(key)) };
-      }
-      const parsed: FilterNode = { kind: 'value', fieldId: field.id, column: columnOf(field), op, key: op === 'starts_with' && typeof key === 'string' ? keyPrefix(key) : key };
-      if (DENSE.has(field.type)) parsed.dense = true;
-      return parsed;
-    }
+  const op = node.op as ValueOp;
+  const field = filterField(schema, node.field, pointer);
+  const value = node.value;
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    throw malformed(`${pointer}/value`, `"${op}" needs a value: a string, number or boolean`);
   }
+  const kind = kindOf(field.type);
+  if (!OPS[kind].includes(op)) {
+    throw invalidAt(`${pointer}/op`, `op "${op}" does not apply to ${field.ref} (${field.type}); use one of: ${OPS[kind].join(', ')}`);
+  }
+  const valuePointer = `${pointer}/value`;
+  if (typeof value === 'string') {
+    const max = op === 'contains' || op === 'not_contains' ? FILTER_LIMITS.containsLength : FILTER_LIMITS.valueLength;
+    if (value.length > max) throw invalidAt(valuePointer, `a "${op}" value is at most ${max} characters long, got ${value.length}`);
+  }
+  const key = filterKey(field, kind, op, value, valuePointer);
+  if (typeof key === 'string' && columnOf(field) === 'text' && (op === 'starts_with' || op === 'ends_with')) {
+    // Prefix ranges compare with the kept part of long keys, never with their digest.
+    const ends = op === 'ends_with';
+    return { kind: 'value', fieldId: field.id, column: ends ? 'suffix' : 'text', op: 'starts_with', key: prefixKey(ends ? reverseText(key) : key) };
+  }
+  const parsed: FilterNode = { kind: 'value', fieldId: field.id, column: columnOf(field), op, key };
+  if (DENSE.has(field.type)) parsed.dense = true;
+  return parsed;
 }
 
 function filterField(schema: CollectionSchema, key: unknown, pointer: string): Field {
@@ -112,22 +127,33 @@ function filterField(schema: CollectionSchema, key: unknown, pointer: string): F
   return field;
 }
 
-/** The value normalised like the index keys it is compared with. */
+/** What each kind of field compares with, as the error for a value of another JSON type says it. */
+const EXPECTED: Record<Kind, { json: 'string' | 'number' | 'boolean'; what: string }> = {
+  text: { json: 'string', what: 'text: send a string such as "Acme"' },
+  verbatim: { json: 'string', what: 'text: send a string such as "ACME-0042"' },
+  number: { json: 'number', what: 'numbers: send a JSON number such as 42' },
+  boolean: { json: 'boolean', what: 'booleans: send true or false' },
+  date: { json: 'string', what: 'dates: send a string "YYYY-MM-DD"' },
+  datetime: { json: 'string', what: 'date-times: send an ISO 8601 string such as "2025-02-17T16:00:00Z"' },
+  reference: { json: 'string', what: 'ids: send the id as a string' },
+};
+
+/** The value normalised like the index keys it is compared with; starts_with/ends_with get the whole text. */
 function filterKey(field: Field, kind: Kind, op: ValueOp, value: string | number | boolean, pointer: string): string | number {
   const bad = (what: string) => invalidAt(pointer, `${field.ref} compares ${what}; got ${JSON.stringify(value)}`);
+  if (typeof value !== EXPECTED[kind].json) throw bad(EXPECTED[kind].what);
+  const substring = op === 'contains' || op === 'not_contains';
+  const affix = op === 'starts_with' || op === 'ends_with';
   switch (kind) {
     case 'number': {
-      const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-      if (typeof n !== 'number' || !Number.isFinite(n)) throw bad(field.type === 'field/number/monetary' ? 'numbers of minor units (1000 = 10.00)' : 'numbers');
-      return n;
+      if (!Number.isFinite(value)) throw bad(field.type === 'field/number/monetary' ? 'numbers of minor units (1000 = 10.00)' : 'numbers');
+      return value as number;
     }
     case 'boolean':
-      if (value === true || value === 'true') return 1;
-      if (value === false || value === 'false') return 0;
-      throw bad('true or false');
+      return value === true ? 1 : 0;
     case 'date':
     case 'datetime': {
-      const text = String(value);
+      const text = value as string;
       if (op === 'starts_with') return text;
       const day = parseDate(text.slice(0, 10));
       if (kind === 'date') {
@@ -139,18 +165,21 @@ function filterKey(field: Field, kind: Kind, op: ValueOp, value: string | number
       return instant;
     }
     case 'reference': {
-      const text = String(value);
+      const text = value as string;
       const byName = (list: { id: string; name: string }[] | undefined) =>
         list?.find((o) => o.id === text || o.name.toLowerCase() === text.toLowerCase())?.id;
       if (field.type === 'field/choice') return byName(field.config.options) ?? text;
       return text;
     }
-    case 'verbatim':
-      return op === 'contains' || op === 'not_contains' ? String(value) : textKey(String(value));
-    default:
-      return op === 'contains' || op === 'not_contains' ? String(value).toLowerCase() : textKey(String(value).toLowerCase());
+    default: {
+      const text = kind === 'verbatim' ? (value as string) : (value as string).toLowerCase();
+      return substring || affix ? text : textKey(text);
+    }
   }
 }
+
+/** Sort keys one list or search may give (each one joins the value index once more). */
+export const MAX_SORT_KEYS = 8;
 
 /** Sort specs: refs or ids, `-` for descending, `relation.field` paths. `where(i)` locates spec i. */
 export function parseSort(schemas: SortSchemas, specs: string[], where: (i: number) => { pointer?: string; parameter?: string }): SortKey[] {

@@ -6,6 +6,7 @@ import { renderValue } from '../../domain/field-types/index.ts';
 import type { Item } from '../../domain/items.ts';
 import type { Strategies } from '../../domain/item-values.ts';
 import { CollectionPointer, PageQuery } from './common.ts';
+import { MAX_SORT_KEYS } from '../../domain/filter/parse.ts';
 
 export const ItemWire = Type.Object({
   id: Type.String(),
@@ -20,12 +21,17 @@ const ValueMap = Type.Record(Type.String(), Type.Unknown(), { errorMessage: 'mus
 
 export const SearchResult = Type.Object({ type: Type.Literal('search_result'), data: ItemWire });
 
-export const ItemListQuery = Type.Object({ ...PageQuery.properties, sort: Type.Optional(Type.Array(Type.String())) });
+const SortKeys = Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
+  maxItems: MAX_SORT_KEYS,
+  description: `up to ${MAX_SORT_KEYS} field refs or ids, \`-\` for descending`,
+});
+
+export const ItemListQuery = Type.Object({ ...PageQuery.properties, sort: Type.Optional(SortKeys) });
 
 export const SearchBody = Type.Object({
   filter: Type.Optional(Type.Unknown()),
-  include: Type.Optional(Type.Array(Type.String())),
-  sort: Type.Optional(Type.Array(Type.String())),
+  include: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
+  sort: Type.Optional(SortKeys),
 });
 
 export const ItemValuesBody = Type.Object({ values: ValueMap });

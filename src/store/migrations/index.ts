@@ -6,6 +6,7 @@ import * as items from './0002-items.ts';
 import * as activities from './0003-activities.ts';
 import * as library from './0004-library.ts';
 import * as messages from './0005-messages.ts';
+import * as textKeys from './0006-text-keys.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0003-activities': activities,
   '0004-library': library,
   '0005-messages': messages,
+  '0006-text-keys': textKeys,
 };
 
 export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {

@@ -1,0 +1,158 @@
+// Regressions from the hardening round: inputs that answered 500 (or held the database) must be 4xx in the
+// errors envelope, with a pointer or parameter, and write nothing — alike on every engine.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHarness, ENGINES, errorOf, type Harness } from '../helpers/harness.ts';
+import { createCollection, createField } from '../helpers/fields.ts';
+
+const text = (data: string) => ({ type: 'value/text/single_line', data });
+
+for (const engine of ENGINES) {
+  describe(`hardening: no 5xx from hostile input (${engine})`, () => {
+    let h: Harness;
+    let itemCount: () => Promise<number>;
+
+    before(async () => {
+      h = await createHarness(engine);
+      await createCollection(h, 'Projects');
+      await createField(h, 'projects', { type: 'field/number/unitless_integer', name: 'Score' });
+      await createField(h, 'projects', { type: 'field/text/multi_line', name: 'Body' });
+      await createField(h, 'projects', { type: 'field/uri/url', name: 'Link' });
+      await createField(h, 'projects', { type: 'field/identifier', name: 'Code', unique: true });
+      await createField(h, 'projects', { type: 'field/choice', name: 'Priority', options: [{ name: 'High' }, { name: 'Low' }] });
+      itemCount = async () => {
+        let count = 0;
+        for (const collection of ['people', 'projects']) {
+          const res = await h.get(`/v0/collections/${collection}/items?limit=100`);
+          count += res.body.data.length;
+        }
+        return count;
+      };
+    });
+    after(() => h.close());
+
+    const expectError = (res: { status: number; text: string; body: any }, status: number, source: { pointer?: string; parameter?: string }) => {
+      assert.equal(res.status, status, res.text);
+      assert.deepEqual(errorOf(res as never).source, source, res.text);
+    };
+
+    it('a value object without "type" is a 422 at the value, showing the accepted shape (create, upsert, identifiers, defaults)', async () => {
+      const before = await itemCount();
+      let res = await h.post('/v0/collections/people/items', { values: { name: { data: 'x' } } });
+      expectError(res, 422, { pointer: '/values/name' });
+      assert.match(errorOf(res).detail!, /\{"type": "value\/text\/single_line", "data": "Acme"\}/);
+      res = await h.post('/v0/collections/people/items/upsert', { identifiers: { email: { data: 'x@example.com' } } });
+      expectError(res, 422, { pointer: '/identifiers/email' });
+      res = await h.post('/v0/collections/people/items/upsert', { identifiers: { email: {} } });
+      expectError(res, 422, { pointer: '/identifiers/email' });
+      res = await h.post('/v0/collections/people/items/upsert', { identifiers: { email: [{ type: 'value/email', data: 'a@example.com' }, {}] } });
+      expectError(res, 422, { pointer: '/identifiers/email/1' });
+      res = await h.post('/v0/collections/projects/fields', { type: 'field/text/single_line', name: 'Dv', default_values: [{}] });
+      expectError(res, 422, { pointer: '/default_values/0' });
+      assert.equal(await itemCount(), before);
+      const collection = await h.get('/v0/collections/projects');
+      assert.ok(!collection.body.fields.some((f: { ref: string }) => f.ref === 'dv'), 'no field was created');
+    });
+
+    it('every value error shows the whole accepted value, so a choice pointer is not mistaken for the value', async () => {
+      const res = await h.post('/v0/collections/projects/items', { values: { priority: { type: 'choice_field_option', id: 'x' } } });
+      expectError(res, 422, { pointer: '/values/priority' });
+      assert.match(errorOf(res).detail!, /\{"type": "value\/choice", "data": \{"type": "choice_field_option", "id": "[^"]+"\}\}/);
+      const wrongData = await h.post('/v0/collections/projects/items', { values: { priority: { type: 'value/choice', data: 'High' } } });
+      assert.match(errorOf(wrongData).detail!, /send a value such as \{"type": "value\/choice", "data": \{"type": "choice_field_option"/);
+    });
+
+    it('limit=Infinity, -Infinity, NaN and 1e999 are a 400 naming limit on every list and search', async () => {
+      const doc = (await h.get('/openapi.json', { key: null })).body;
+      const lists = Object.entries(doc.paths as Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>)
+        .flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })))
+        .filter(({ op }) => op.parameters?.some((p) => p.in === 'query' && p.name === 'limit'));
+      assert.ok(lists.length >= 10, `found only ${lists.length} operations with a limit`);
+      for (const { path, method } of lists) {
+        const url = path.replace('{collection_id}', 'people').replace(/\{[^}]+\}/g, 'x');
+        for (const limit of ['Infinity', '-Infinity', 'NaN', '1e999']) {
+          const res = await h.request(method.toUpperCase(), `${url}?limit=${limit}`, method === 'post' ? { body: {} } : {});
+          expectError(res, 400, { parameter: 'limit' });
+        }
+      }
+    });
+
+    it('more sort keys than the limit are refused before any query runs', async () => {
+      const nine = Array.from({ length: 9 }, () => 'sort[]=name').join('&');
+      expectError(await h.get(`/v0/collections/people/items?${nine}`), 400, { parameter: 'sort' });
+      const res = await h.post('/v0/collections/people/items/search', { sort: Array(9).fill('name') });
+      expectError(res, 422, { pointer: '/sort' });
+      assert.equal((await h.get(`/v0/collections/people/items?${Array(8).fill('sort[]=-name').join('&')}`)).status, 200);
+    });
+
+    it('filters are bounded: a long contains value, too many conditions, too deep', async () => {
+      const search = (filter: unknown) => h.post('/v0/collections/people/items/search', { filter });
+      expectError(await search({ field: 'name', op: 'contains', value: 'a%_'.repeat(17_000) }), 422, { pointer: '/filter/value' });
+      expectError(await search({ field: 'name', op: 'eq', value: 'x'.repeat(70_000) }), 422, { pointer: '/filter/value' });
+      const wide = { op: 'or', filters: Array.from({ length: 80 }, () => ({ field: 'name', op: 'eq', value: 'x' })) };
+      const res = await search(wide);
+      assert.equal(res.status, 400, res.text);
+      assert.match(errorOf(res).source!.pointer!, /^\/filter\/filters\/\d+$/);
+      let deep: unknown = { field: 'name', op: 'eq', value: 'x' };
+      for (let i = 0; i < 40; i++) deep = { op: 'not', filter: deep };
+      assert.equal((await search(deep)).status, 400);
+      assert.equal((await search({ field: 'name', op: 'contains', value: 'a'.repeat(256) })).status, 200);
+    });
+
+    it('a filter value of the wrong kind is a 422 at the value', async () => {
+      const search = (filter: unknown) => h.post('/v0/collections/projects/items/search', { filter });
+      expectError(await search({ field: 'name', op: 'gt', value: 3 }), 422, { pointer: '/filter/value' });
+      expectError(await search({ field: 'name', op: 'eq', value: true }), 422, { pointer: '/filter/value' });
+      expectError(await search({ field: 'score', op: 'eq', value: '7' }), 422, { pointer: '/filter/value' });
+      expectError(await search({ op: 'and', filters: [{ field: 'priority', op: 'eq', value: 1 }] }), 422, { pointer: '/filter/filters/0/value' });
+      assert.equal((await search({ field: 'score', op: 'eq', value: 7 })).status, 200);
+    });
+
+    it('U+0000 is refused alike on every engine: 422 in bodies, 400 in queries, 404 in path ids', async () => {
+      const before = await itemCount();
+      expectError(await h.post('/v0/collections/people/items', { values: { name: text('a\u0000b') } }), 422, { pointer: '/values/name/data' });
+      expectError(await h.post('/v0/collections/projects/items/upsert', { identifiers: { code: { type: 'value/identifier', data: '\u0000' } } }), 422, {
+        pointer: '/identifiers/code/data',
+      });
+      expectError(await h.post('/v0/collections/people/items', { values: { ['na\u0000me']: text('x') } }), 422, { pointer: '/values/na\u0000me' });
+      expectError(await h.post('/v0/notes', { body: 'hi\u0000' }), 422, { pointer: '/body' });
+      expectError(await h.post('/v0/collections', { name: 'N\u0000' }), 422, { pointer: '/name' });
+      expectError(await h.post('/v0/tagsets', { name: 'T\u0000', tags: [] }), 422, { pointer: '/name' });
+      expectError(
+        await h.post('/v0/collections/people/items/search', { filter: { field: 'name', op: 'eq', value: '\u0000' } }),
+        422,
+        { pointer: '/filter/value' },
+      );
+      expectError(await h.get('/v0/activities?type[eq]=%00'), 400, { parameter: 'type[eq]' });
+      assert.equal((await h.get('/v0/collections/people/items/%00')).status, 404);
+      assert.equal((await h.get('/v0/collections/peo%00ple')).status, 404);
+      assert.equal((await h.request('DELETE', '/v0/notes/%00')).status, 404);
+      assert.equal(await itemCount(), before);
+    });
+
+    it('texts longer than an index key keep exact equality and prefix search (2,001-line text, 8 kB URL, 667 €)', async () => {
+      const body = 'line\n'.repeat(2001);
+      const link = `https://example.com/${'p'.repeat(8000)}`;
+      const euros = '€'.repeat(667);
+      const cases = [
+        { field: 'body', value: { type: 'value/text/multi_line', data: body }, eq: body },
+        { field: 'link', value: { type: 'value/uri/url', data: link }, eq: link },
+        { field: 'name', value: text(euros), eq: euros },
+        { field: 'code', value: { type: 'value/identifier', data: `K${'é'.repeat(254)}` }, eq: `K${'é'.repeat(254)}` },
+      ];
+      for (const c of cases) {
+        const created = await h.post('/v0/collections/projects/items', { values: { [c.field]: c.value } });
+        assert.equal(created.status, 201, created.text);
+        const search = (op: string, value: string) =>
+          h.post('/v0/collections/projects/items/search', { filter: { field: c.field, op, value } });
+        const ids = (res: { body: any }) => res.body.data.map((r: { data: { id: string } }) => r.data.id);
+        assert.deepEqual(ids(await search('eq', c.eq.slice(0, c.eq.length / 2))), [], `${c.field}: a prefix is not equal`);
+        assert.ok(ids(await search('starts_with', c.eq.slice(0, Math.min(1000, c.eq.length - 1)))).includes(created.body.id), `${c.field} starts_with`);
+        assert.ok(ids(await search('ends_with', c.eq.slice(-Math.min(500, c.eq.length - 1)))).includes(created.body.id), `${c.field} ends_with`);
+      }
+      // Equality on the whole text goes through the key's digest: a unique identifier refuses the same long value.
+      const again = await h.post('/v0/collections/projects/items', { values: { code: { type: 'value/identifier', data: `K${'é'.repeat(254)}` } } });
+      expectError(again, 422, { pointer: '/values/code' });
+    });
+  });
+}
