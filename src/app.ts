@@ -33,6 +33,7 @@ import { conversationRoutes } from './http/routes/inbox-conversations.ts';
 import { messageRoutes } from './http/routes/inbox-messages.ts';
 import { downloadRoutes } from './http/routes/downloads.ts';
 import multipart from '@fastify/multipart';
+import { MULTIPART_LIMITS } from './http/uploads.ts';
 import { createDownloadSigner } from './domain/downloads.ts';
 import type { BlobStore } from './store/blob-store.ts';
 
@@ -104,7 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (v0) => {
       registerAuth(v0, options.store, options.jwt);
-      await v0.register(multipart, { limits: { fileSize: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT, files: 2, fields: 100, parts: 110 } });
+      await v0.register(multipart, { limits: { fileSize: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT, ...MULTIPART_LIMITS } });
       if (options.rateLimits) registerRateLimit(v0, options.rateLimits);
       await v0.register(collectionRoutes, deps);
       await v0.register(fieldRoutes, deps);

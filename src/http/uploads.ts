@@ -1,26 +1,50 @@
 // Reading a multipart upload (POST /v0/files, attachments): the `file` part plus text fields. Associations
 // arrive either as form fields `associations[][id]` / `associations[][type]` (TypeScript SDK) or as one
-// `associations` part holding JSON (Ruby SDK); both are accepted.
+// `associations` part holding JSON (Ruby SDK); both are accepted. The whole body is read before anything is
+// stored, so a malformed body (4xx) never leaves a file behind.
 import type { FastifyRequest } from 'fastify';
 import { AppError, invalidAt } from '../domain/errors.ts';
 import type { Upload } from '../domain/files.ts';
+
+/** Part counts a multipart upload may have (the file size limit is TYCHO_UPLOAD_LIMIT). */
+export const MULTIPART_LIMITS = { files: 2, fields: 100, parts: 110 } as const;
+/** Busboy's default: longer text fields are truncated, which readUpload refuses. */
+const FIELD_SIZE_LIMIT = 1024 * 1024;
+
+const SHAPE =
+  'send Content-Type `multipart/form-data; boundary=<token>` and a body of parts, each opened by `--<token>\\r\\n`, ' +
+  'headers (`Content-Disposition: form-data; name="file"; filename="…"`), a blank line and the contents, closed by `--<token>--`';
+
+type File = { filename: string; contentType: string; data: Buffer };
 
 /** `fileOptional`: a `file_id` field may stand in for the file (attachments); it is returned as `fileId`. */
 export async function readUpload(request: FastifyRequest, options: { fileOptional?: boolean } = {}): Promise<Upload & { fileId?: string }> {
   if (!request.isMultipart()) {
     throw new AppError('unsupported_media_type', 'send the upload as multipart/form-data with a "file" part');
   }
-  let file: { filename: string; contentType: string; data: Buffer } | undefined;
+  if (!/;\s*boundary\s*=\s*("[^"]+|[^";\s]+)/i.test(request.headers['content-type'] ?? '')) {
+    throw new AppError('invalid_header', `Content-Type multipart/form-data has no boundary parameter; ${SHAPE}`);
+  }
+  let file: File | undefined;
   const fields: Record<string, string[]> = {};
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      const data = await part.toBuffer();
-      if (part.fieldname === 'file') file = { filename: part.filename, contentType: part.mimetype, data };
-      else if (part.fieldname === 'associations') (fields.associations ??= []).push(data.toString('utf8'));
-    } else {
-      // A field part sent as application/json (Ruby SDK associations) arrives already parsed.
-      (fields[part.fieldname] ??= []).push(typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        const data = await part.toBuffer();
+        if (part.fieldname === 'file') {
+          if (file) throw invalidAt('/file', 'the upload has more than one "file" part; send exactly one');
+          file = { filename: part.filename, contentType: part.mimetype, data };
+        } else if (part.fieldname === 'associations') (fields.associations ??= []).push(data.toString('utf8'));
+      } else {
+        if (part.valueTruncated || part.fieldnameTruncated) {
+          throw new AppError('payload_too_large', `the form field "${part.fieldname}" is longer than ${FIELD_SIZE_LIMIT} bytes; send shorter text fields`);
+        }
+        // A field part sent as application/json (Ruby SDK associations) arrives already parsed.
+        (fields[part.fieldname] ??= []).push(typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
+      }
     }
+  } catch (error) {
+    throw multipartError(error);
   }
   const fileId = fields.file_id?.[0];
   if (!file && options.fileOptional && fileId !== undefined) return { filename: '', contentType: '', data: Buffer.alloc(0), fileId };
@@ -49,4 +73,28 @@ function parseAssociations(fields: Record<string, string[]>): { type: string; id
   if (!ids) return undefined;
   const types = fields['associations[][type]'] ?? [];
   return ids.map((id, i) => ({ id, type: types[i] ?? 'item' }));
+}
+
+/** What went wrong while reading the multipart body, as the client's error: never a 500, since only the
+ * request's own bytes are read here. */
+function multipartError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const e = error as { code?: string; message?: string };
+  switch (e.code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new AppError('payload_too_large', 'the "file" part is larger than the upload limit (TYCHO_UPLOAD_LIMIT); send a smaller file');
+    case 'FST_FILES_LIMIT':
+      return new AppError('payload_too_large', `the upload has more than ${MULTIPART_LIMITS.files} file parts; send one "file" part`);
+    case 'FST_FIELDS_LIMIT':
+      return new AppError('payload_too_large', `the upload has more than ${MULTIPART_LIMITS.fields} text fields; send at most ${MULTIPART_LIMITS.fields}`);
+    case 'FST_PARTS_LIMIT':
+      return new AppError('payload_too_large', `the upload has more than ${MULTIPART_LIMITS.parts} parts; send at most ${MULTIPART_LIMITS.parts}`);
+    case 'FST_INVALID_JSON_FIELD_ERROR':
+      return new AppError('invalid_body', 'a form field declared as application/json is not valid JSON; send valid JSON or drop its Content-Type');
+    case 'FST_PROTO_VIOLATION':
+      return new AppError('invalid_body', 'a form field name is reserved (such as "__proto__"); use the documented field names: file, name, associations, file_id');
+  }
+  // Busboy's parse failures ("Unexpected end of multipart data", "… terminated early …") and a request
+  // stream that ended or broke before the closing delimiter.
+  return new AppError('invalid_body', `the multipart body is malformed (${e.message ?? 'unreadable'}); ${SHAPE}`);
 }
