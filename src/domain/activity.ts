@@ -1,10 +1,11 @@
 // Activities: the record of things that happened, written in the same transaction as the change itself.
-// Writes made with an API key have no person behind them; their actor is the key (`{type: "api_key"}`), or
-// for a JWT its subject (`{type: "jwt_subject"}`).
+// Constituents only ever name entities of the documented types (ENTITY_TYPES). A write through an API key or
+// a JWT has no person (item) behind it, and neither a key nor a JWT subject is such an entity, so its activity
+// has no actor constituent.
 import { newId } from './ids.ts';
 import type { Principal } from './api-keys.ts';
 import { AppError, badParameter, orNotFound } from './errors.ts';
-import { parseDateTime } from './field-types/dates.ts';
+import { parseQueryTime, QUERY_TIME_SHAPES, type Rounding } from './query-time.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from '../store/store.ts';
 
@@ -30,6 +31,28 @@ export interface Activity {
   constituents: Constituent[];
 }
 
+/** The entity types a constituent can name (reference §7.2), in the order the documentation lists them. */
+export const ENTITY_TYPES = [
+  'call', 'collection', 'item', 'file', 'meeting', 'email_message', 'note', 'program', 'program_message',
+  'program_template', 'unsubscribe',
+] as const;
+
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+/** Entity type names a filter also accepts: the seed's observations call an email message `message`. */
+export const ENTITY_TYPE_ALIASES: Readonly<Record<string, EntityType>> = { message: 'email_message' };
+
+const DOCUMENTED = new Set<string>(ENTITY_TYPES);
+
+export const isEntityType = (type: string): type is EntityType => DOCUMENTED.has(type);
+
+/**
+ * The constituents an activity shows: those naming a documented entity type. Activities recorded by earlier
+ * versions of Tycho carry the API key (`api_key`) or JWT subject (`jwt_subject`) as their actor; that
+ * constituent is left out.
+ */
+export const documentedConstituents = (constituents: readonly Constituent[]): Constituent[] => constituents.filter((c) => isEntityType(c.entity.type));
+
 export const constituent = (relation: ConstituentRelation, entity: Entity): Constituent => ({ type: 'constituent', relation, entity });
 
 export async function recordActivity(
@@ -45,12 +68,11 @@ export async function recordActivity(
 }
 
 /**
- * Records a write through the API: its actor is the API key, or the subject of the JWT, that made it; the
- * written `object`; and the `targets` it concerns.
+ * Records a write through the API: the written `object` and the `targets` it concerns. There is no actor: the
+ * API key or JWT that made the write is no documented entity, and no person item stands behind it.
  */
 export function recordWrite(store: Store, principal: Principal, type: string, occurredAt: string, object: Entity, targets: readonly { id: string; type: string }[] = []): Promise<Activity> {
   return recordActivity(store, principal.orgId, type, occurredAt, [
-    constituent('actor', { ...principal.actor }),
     constituent('object', object),
     ...targets.map((target) => constituent('target', { ...target })),
   ]);
@@ -65,12 +87,23 @@ export const ACTIVITY_TYPES = [
   'activity/program_message_unsubscribed',
 ] as const;
 
-/** What the feed is narrowed to; every part optional. */
+/** An entity an activity must involve; `id` and `relation` narrow it further. */
+export interface EntityFilter {
+  type: string;
+  id?: string;
+  relation?: ConstituentRelation;
+}
+
+/** What the feed is narrowed to; every part optional, all parts together. */
 export interface ActivityQuery {
+  /** Only these types; an empty list matches nothing. */
   types?: string[];
   occurredFrom?: string;
   occurredTo?: string;
-  entity?: { type: string; id?: string; relation?: ConstituentRelation };
+  /** The entity whose constituent index drives the walk. */
+  entity?: EntityFilter;
+  /** Further entities each activity must involve as well. */
+  alsoInvolving?: { type: string; id: string }[];
 }
 
 /** The feed's filters as the query string gives them, in the newest spelling and the older `filter[…]` one. */
@@ -83,24 +116,45 @@ export interface ActivityFilters {
   filter?: { type?: { eq?: string; in?: string[] }; occurred_at?: { gte?: string; lte?: string }; item_id?: { eq?: string } };
 }
 
-/** Checks the pairing rules of the constituent filters (seed §4.9) and merges both spellings. */
+/** Reads a time bound; `rounding` keeps a bound finer than a millisecond on the safe side. */
+function timeBound(value: string | undefined, parameter: string, rounding: Rounding): string | undefined {
+  if (value === undefined) return undefined;
+  const instant = parseQueryTime(value, rounding);
+  if (instant === null) throw badParameter(parameter, `${parameter} must be ${QUERY_TIME_SHAPES}; got "${value}"`);
+  return instant;
+}
+
+const latest = (times: (string | undefined)[]) => times.filter((t) => t !== undefined).sort().at(-1);
+const earliest = (times: (string | undefined)[]) => times.filter((t) => t !== undefined).sort().at(0);
+
+/**
+ * Merges both spellings into one query (every filter given applies: types intersect, time bounds narrow) and
+ * checks the pairing rules of the constituent filters (seed §4.9).
+ */
 export function activityQuery(filters: ActivityFilters): ActivityQuery {
   const query: ActivityQuery = {};
-  const types = [filters.type?.eq, filters.filter?.type?.eq, ...(filters.filter?.type?.in ?? [])].filter((t): t is string => t !== undefined);
-  if (types.length > 0) query.types = types;
-  const from = filters.occurred_at?.gte ?? filters.filter?.occurred_at?.gte;
-  const to = filters.occurred_at?.lte ?? filters.filter?.occurred_at?.lte;
-  for (const [value, parameter] of [[from, 'occurred_at[gte]'], [to, 'occurred_at[lte]']] as const) {
-    if (value !== undefined && parseDateTime(value) === null) {
-      throw badParameter(parameter, `${parameter} must be an ISO 8601 date-time with a zone, e.g. 2025-01-01T00:00:00Z`);
-    }
-  }
-  if (from !== undefined) query.occurredFrom = parseDateTime(from)!;
-  if (to !== undefined) query.occurredTo = parseDateTime(to)!;
+  const typeSets = [filters.type?.eq, filters.filter?.type?.eq].filter((t) => t !== undefined).map((t) => [t]);
+  if (filters.filter?.type?.in !== undefined) typeSets.push(filters.filter.type.in);
+  if (typeSets.length > 0) query.types = [...new Set(typeSets[0])].filter((t) => typeSets.every((set) => set.includes(t)));
 
-  const type = filters.constituent_entity_type?.eq;
+  const from = latest([
+    timeBound(filters.occurred_at?.gte, 'occurred_at[gte]', 'ceil'),
+    timeBound(filters.filter?.occurred_at?.gte, 'filter[occurred_at][gte]', 'ceil'),
+  ]);
+  const to = earliest([
+    timeBound(filters.occurred_at?.lte, 'occurred_at[lte]', 'floor'),
+    timeBound(filters.filter?.occurred_at?.lte, 'filter[occurred_at][lte]', 'floor'),
+  ]);
+  if (from !== undefined) query.occurredFrom = from;
+  if (to !== undefined) query.occurredTo = to;
+
+  const given = filters.constituent_entity_type?.eq;
+  const type = given === undefined ? undefined : (ENTITY_TYPE_ALIASES[given] ?? given);
   const id = filters.constituent_entity_id?.eq;
   const relation = filters.constituent_relation?.eq;
+  if (type !== undefined && !isEntityType(type)) {
+    throw badParameter('constituent_entity_type[eq]', `constituent_entity_type[eq] must be one of: ${ENTITY_TYPES.join(', ')}; got "${given}"`);
+  }
   if (id !== undefined && type === undefined) {
     throw new AppError('validation_failed', 'the entity type must be specified: pass constituent_entity_type[eq] with constituent_entity_id[eq]', {
       parameter: 'constituent_entity_id[eq]',
@@ -113,7 +167,10 @@ export function activityQuery(filters: ActivityFilters): ActivityQuery {
   }
   if (type !== undefined) query.entity = { type, ...(id !== undefined ? { id } : {}), ...(relation ? { relation } : {}) };
   const itemId = filters.filter?.item_id?.eq;
-  if (itemId !== undefined && query.entity === undefined) query.entity = { type: 'item', id: itemId };
+  if (itemId !== undefined) {
+    if (query.entity === undefined) query.entity = { type: 'item', id: itemId };
+    else query.alsoInvolving = [{ type: 'item', id: itemId }];
+  }
   return query;
 }
 

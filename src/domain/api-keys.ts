@@ -24,7 +24,10 @@ export type Scope = 'read' | 'write';
 export interface Principal {
   orgId: string;
   scope: Scope;
-  /** The actor activities record: the API key (`api_key`) or the JWT's subject (`jwt_subject`). */
+  /**
+   * Who made the request: the API key, or the JWT's subject. Neither is an entity of the documented
+   * constituent types, so activities never name it (see activity.ts).
+   */
   actor: { id: string; type: 'api_key' | 'jwt_subject' };
 }
 

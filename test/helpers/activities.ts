@@ -1,7 +1,5 @@
-// Reading back what the API recorded: ids of a list page, activities by type or by entity, and the actor
-// constituent a write through the harness key produces.
+// Reading back what the API recorded: ids of a list page, activities by type or by entity.
 import assert from 'node:assert/strict';
-import { hashToken } from '../../src/domain/api-keys.ts';
 import type { Harness } from './harness.ts';
 
 /** The ids on one page of `url` (asserting 200). */
@@ -24,11 +22,4 @@ export async function activitiesOf(h: Harness, type: string, id: string, extra =
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body.meta.cursors.next, undefined);
   return res.body.data;
-}
-
-/** The actor constituent of a write made with the harness's own key. */
-export async function keyActor(h: Harness): Promise<{ type: 'constituent'; relation: 'actor'; entity: { id: string; type: 'api_key' } }> {
-  const key = await h.store.apiKeys.findByHash(hashToken(h.key));
-  assert.ok(key);
-  return { type: 'constituent', relation: 'actor', entity: { id: key.id, type: 'api_key' } };
 }

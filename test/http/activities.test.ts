@@ -1,12 +1,12 @@
 // The activity feed through HTTP (seed §2.6, §4.9; reference §7.1–7.4): the activity object and its
-// constituents, newest-first order with keyset pagination, retrieval by id and organization isolation, the
-// type / time / constituent filters in both spellings with their pairing rules, and which item writes record
-// an `activity/item_created` (creates and creating upserts only).
+// constituents (documented entity types only: no actor for writes through a key), newest-first order with
+// keyset pagination, retrieval by id and organization isolation, the type / time / constituent filters in
+// both spellings with their pairing rules (times also in Ruby's and ±hhmm shapes; entity types from the
+// documented enum), and which item writes record an `activity/item_created` (creates and creating upserts only).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
 import { email, makeItem, text } from '../helpers/items.ts';
-import { keyActor } from '../helpers/activities.ts';
 import { constituent, recordActivity } from '../../src/domain/activity.ts';
 
 const PEOPLE = '/v0/collections/people/items';
@@ -93,7 +93,6 @@ for (const engine of ENGINES) {
       assert.equal(res.body.type, 'list');
       assert.deepEqual(res.body.meta, { cursors: {} });
       assert.equal(res.body.data.length, 5);
-      const actor = await keyActor(h);
       const people_ = { id: peopleId, type: 'collection', ref: 'people' };
       for (const activity of res.body.data) {
         assert.deepEqual(Object.keys(activity).sort(), ['constituents', 'id', 'occurred_at', 'type']);
@@ -105,7 +104,6 @@ for (const engine of ENGINES) {
         assert.ok(person, `the object is one of the created people: ${JSON.stringify(activity)}`);
         assert.equal(activity.occurred_at, person.at);
         assert.deepEqual(activity.constituents, [
-          actor,
           { type: 'constituent', relation: 'object', entity: { id: person.id, type: 'item', collection: people_ } },
           { type: 'constituent', relation: 'target', entity: people_ },
         ]);
@@ -286,6 +284,52 @@ for (const engine of ENGINES) {
       assertBadParameter(await h.get('/v0/activities?occurred_at[gte]=2025-03-01T12:00:00'), 'occurred_at[gte]');
     });
 
+    it('bug: occurred_at ignored Ruby times — `2025-03-01 12:00:20 UTC` (Time#to_s) and +hhmm / -hhmm offsets are read as instants', async () => {
+      const q = (gte: string, lte: string) => `occurred_at[gte]=${encodeURIComponent(gte)}&occurred_at[lte]=${encodeURIComponent(lte)}`;
+      assert.deepEqual(objectIds(await all(h, q('2025-03-01 12:00:20 UTC', '2025-03-01 12:00:30 UTC'))), [p3, p2]);
+      assert.deepEqual(objectIds(await all(h, q('2025-03-01 12:00:20 +0000', '2025-03-01 07:00:30 -0500'))), [p3, p2]);
+      assert.deepEqual(objectIds(await all(h, q('2025-03-01T13:00:20+0100', '2025-03-01T12:00:30Z'))), [p3, p2]);
+      // The older filter[…] spelling reads the same shapes (the Ruby SDK sent Time values there too).
+      const old = `filter[occurred_at][gte]=${encodeURIComponent('2025-03-01 12:00:20 UTC')}&filter[occurred_at][lte]=${encodeURIComponent('2025-03-01 12:00:30 UTC')}`;
+      assert.deepEqual(objectIds(await all(h, old)), [p3, p2]);
+      // A `+` left unencoded arrives as a space and still means +.
+      assert.deepEqual(objectIds(await all(h, 'occurred_at[gte]=2025-03-01T13:00:20+01:00&occurred_at[lte]=2025-03-01T12:00:30Z')), [p3, p2]);
+      // A bound finer than a millisecond stays on the safe side: after 12:00:20.000 excludes p2, up to 12:00:20.0005 includes it.
+      assert.deepEqual(objectIds(await all(h, q('2025-03-01T12:00:20.0001Z', '2025-03-01T12:00:30Z'))), [p3]);
+      assert.deepEqual(objectIds(await all(h, q('2025-03-01T12:00:10Z', '2025-03-01T12:00:20.0005Z'))), [p2, p1]);
+      // Still refused, with the accepted shapes in the detail: a time without a zone.
+      const bad = await h.get(`/v0/activities?occurred_at[gte]=${encodeURIComponent('2025-03-01 12:00:20')}`);
+      assertBadParameter(bad, 'occurred_at[gte]');
+      assert.match(errorOf(bad).detail!, /2025-01-01 00:00:00 UTC/);
+      assertBadParameter(await h.get(`/v0/activities?filter[occurred_at][lte]=${encodeURIComponent('noon UTC')}`), 'filter[occurred_at][lte]');
+    });
+
+    it('bug: constituent_entity_type[eq]=spaceship answered 200 [] — a type outside the documented enum is a 400 naming it', async () => {
+      for (const type of ['spaceship', 'api_key', 'jwt_subject', 'Item', 'items']) {
+        const res = await h.get(`/v0/activities?constituent_entity_type[eq]=${type}`);
+        assertBadParameter(res, 'constituent_entity_type[eq]');
+        assert.match(errorOf(res).detail!, /call, collection, item, file, meeting, email_message, note, program, program_message, program_template, unsubscribe/);
+      }
+      assertBadParameter(await h.get(`/v0/activities?constituent_entity_type[eq]=spaceship&constituent_entity_id[eq]=${p1}`), 'constituent_entity_type[eq]');
+      // Every documented type is accepted; `message` (the seed's name) means email_message.
+      for (const type of ['call', 'collection', 'item', 'file', 'meeting', 'email_message', 'note', 'program', 'program_message', 'program_template', 'unsubscribe', 'message']) {
+        assert.equal((await h.get(`/v0/activities?constituent_entity_type[eq]=${type}`)).status, 200, type);
+      }
+    });
+
+    it('filter[item_id][eq] together with constituent_entity_type[eq] applies both', async () => {
+      // p2 is involved in its creation and (as target) in the note; the note also involves p1.
+      const both = await all(h, `constituent_entity_type[eq]=note&filter[item_id][eq]=${p2}`);
+      assert.deepEqual(both.map((a) => a.id), [noteActivity]);
+      assert.deepEqual(await all(h, `constituent_entity_type[eq]=note&filter[item_id][eq]=${p3}`), []);
+      assert.deepEqual(await all(h, `constituent_entity_type[eq]=item&constituent_entity_id[eq]=${p1}&filter[item_id][eq]=${p3}`), []);
+    });
+
+    it('type[eq] together with filter[type][in][] keeps the types both allow', async () => {
+      assert.deepEqual((await all(h, 'type[eq]=activity/note_created&filter[type][in][]=activity/note_created&filter[type][in][]=activity/item_created')).map((a) => a.id), [noteActivity]);
+      assert.deepEqual(await all(h, 'type[eq]=activity/note_created&filter[type][in][]=activity/item_created'), []);
+    });
+
     it("constituent type and id of an item return only that item's activities", async () => {
       assert.deepEqual(objectIds(await all(h, `constituent_entity_type[eq]=item&constituent_entity_id[eq]=${p3}`)), [p3]);
       // p2 is the object of its creation and the target of the note.
@@ -377,6 +421,53 @@ for (const engine of ENGINES) {
 
       assert.deepEqual(objectIds(await all(h, `filter[item_id][eq]=${p3}`)), [p3]);
       assert.deepEqual((await all(h, `filter[item_id][eq]=${p2}`)).map((a) => a.type), ['activity/note_created', 'activity/item_created']);
+    });
+  });
+
+  describe(`activity feed: only documented entity types (${engine})`, () => {
+    let h: Harness;
+    const time = settableClock();
+    let peopleId: string;
+    let p1: string, p3: string;
+
+    before(async () => {
+      h = await createHarness(engine, { clock: time.clock });
+      peopleId = (await h.get('/v0/collections/people')).body.id;
+      time.set(T(10));
+      p1 = (await createPerson(h, 'P1')).id;
+      time.set(T(30));
+      p3 = (await createPerson(h, 'P3')).id;
+    });
+    after(() => h.close());
+
+    it('bug: api_key actors — constituents only name documented entity types; an actor recorded by an older Tycho is left out', async () => {
+      const people = { id: peopleId, type: 'collection', ref: 'people' };
+      const legacy = await recordActivity(h.store, h.orgId, 'activity/item_created', T(5), [
+        constituent('actor', { id: 'key-1', type: 'api_key' }),
+        constituent('object', { id: p1, type: 'item', collection: people }),
+        constituent('target', people),
+      ]);
+      const expected = [
+        { type: 'constituent', relation: 'object', entity: { id: p1, type: 'item', collection: people } },
+        { type: 'constituent', relation: 'target', entity: people },
+      ];
+      assert.deepEqual((await h.get(`/v0/activities/${legacy.id}`)).body.constituents, expected);
+      const listed = (await all(h)).find((a) => a.id === legacy.id);
+      assert.deepEqual(listed.constituents, expected);
+      // Writes through the API record no actor at all.
+      for (const activity of await all(h, 'type[eq]=activity/item_created')) {
+        assert.deepEqual(activity.constituents.map((c: any) => c.relation), ['object', 'target']);
+      }
+    });
+
+    it('the constituent filter takes `message` for email_message', async () => {
+      const people = { id: peopleId, type: 'collection', ref: 'people' };
+      const sent = await recordActivity(h.store, h.orgId, 'activity/inbox_message_sent', T(1), [
+        constituent('actor', { id: p3, type: 'item', collection: people }),
+        constituent('object', { id: 'message-1', type: 'email_message' }),
+      ]);
+      assert.deepEqual((await all(h, 'constituent_entity_type[eq]=message&constituent_entity_id[eq]=message-1')).map((a) => a.id), [sent.id]);
+      assert.deepEqual((await all(h, 'constituent_entity_type[eq]=email_message')).map((a) => a.id), [sent.id]);
     });
   });
 

@@ -28,12 +28,12 @@ for (const engine of ENGINES) {
       assert.equal((await h.get('/v0/collections', { key: await hs256({ org: 'default', scope: 'read' }) })).status, 200);
     });
 
-    it('a write scope writes and records its subject as the actor; a read scope gets 403 on writes', async () => {
+    it('a write scope writes (its activity has no actor: a JWT subject is no documented entity); a read scope gets 403 on writes', async () => {
       const writer = await hs256({ org: h.orgId, scope: 'read write' });
       const created = await h.post('/v0/collections/people/items', { values: { name: { type: 'value/text/single_line', data: 'Via JWT' } } }, { key: writer });
       assert.equal(created.status, 201);
       const [activity] = await h.store.activities.listByEntity(h.orgId, 'item', created.body.id);
-      assert.deepEqual(activity!.constituents.find((c) => c.relation === 'actor')?.entity, { id: 'integration-bot', type: 'jwt_subject' });
+      assert.deepEqual(activity!.constituents.map((c) => [c.relation, c.entity.type]), [['object', 'item'], ['target', 'collection']]);
       const reader = await hs256({ org: h.orgId, scope: 'read' });
       const refused = await h.post('/v0/collections', { name: 'Nope' }, { key: reader });
       assert.equal(refused.status, 403);

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, makeItem, text, walkForward, collectionPointer, type CollectionPointer } from '../helpers/items.ts';
-import { activitiesOf, keyActor } from '../helpers/activities.ts';
+import { activitiesOf } from '../helpers/activities.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ID = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
@@ -127,7 +127,7 @@ for (const engine of ENGINES) {
       assert.equal(own.associations[0].id, theirs.id);
     });
 
-    it('records exactly one activity/note_created: actor the API key, object the note, one target per item', async () => {
+    it('records exactly one activity/note_created: no actor (a key is no entity), object the note, one target per item', async () => {
       const n = await makeNote(h, {
         body: { markdown: '# Intro\nAda met Acme' },
         associations: [{ type: 'item', id: ada.id }, { type: 'item', id: acme.id }],
@@ -139,7 +139,6 @@ for (const engine of ENGINES) {
       assert.match(activity.id, ID);
       assert.equal(activity.occurred_at, n.created_at);
       assert.deepEqual(activity.constituents, [
-        await keyActor(h),
         { type: 'constituent', relation: 'object', entity: { id: n.id, type: 'note' } },
         { type: 'constituent', relation: 'target', entity: { id: ada.id, type: 'item', collection: people } },
         { type: 'constituent', relation: 'target', entity: { id: acme.id, type: 'item', collection: companies } },
@@ -153,12 +152,12 @@ for (const engine of ENGINES) {
       assert.deepEqual(one.body, activity);
     });
 
-    it('a note without associations records a note_created with actor and object only', async () => {
+    it('a note without associations records a note_created with its object only', async () => {
       const n = await makeNote(h, { body: { markdown: 'Solo' } });
       const [activity, ...rest] = await activitiesOf(h, 'note', n.id);
       assert.deepEqual(rest, []);
       assert.equal(activity.type, 'activity/note_created');
-      assert.deepEqual(activity.constituents.map((c: any) => c.relation), ['actor', 'object']);
+      assert.deepEqual(activity.constituents.map((c: any) => c.relation), ['object']);
     });
 
     it('a refused note records no activity and creates nothing', async () => {

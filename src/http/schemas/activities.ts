@@ -1,18 +1,20 @@
 // Wire shapes of the activity feed (reference §7.2–7.3) and its query parameters, in the newest spelling
 // and the older `filter[…]` one.
 import { Type, type Static } from 'typebox';
-import { ACTIVITY_TYPES, type Activity } from '../../domain/activity.ts';
+import { ACTIVITY_TYPES, documentedConstituents, type Activity } from '../../domain/activity.ts';
 import { PageQuery, Timestamp } from './common.ts';
 
 const ActivityType = Type.Union(ACTIVITY_TYPES.map((t) => Type.Literal(t)), { errorMessage: `must be an activity type such as activity/item_created` });
 const Relation = Type.Union([Type.Literal('actor'), Type.Literal('object'), Type.Literal('target')], { errorMessage: 'must be actor, object or target' });
 const eq = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) => Type.Optional(Type.Object({ eq: Type.Optional(schema) }));
+// Times are read by the domain (parseQueryTime), which names the accepted shapes when one is refused.
 const Window = Type.Optional(Type.Object({ gte: Type.Optional(Type.String()), lte: Type.Optional(Type.String()) }));
 
 export const ActivityListQuery = Type.Object({
   ...PageQuery.properties,
   type: eq(ActivityType),
   occurred_at: Window,
+  // Checked against the entity types by the domain (which also knows their aliases).
   constituent_entity_type: eq(Type.String({ minLength: 1 })),
   constituent_entity_id: eq(Type.String({ minLength: 1 })),
   constituent_relation: eq(Relation),
@@ -39,5 +41,5 @@ export const ActivityWire = Type.Object({
 });
 
 export function renderActivity(activity: Activity): Static<typeof ActivityWire> {
-  return { id: activity.id, type: activity.type, occurred_at: activity.occurredAt, constituents: activity.constituents };
+  return { id: activity.id, type: activity.type, occurred_at: activity.occurredAt, constituents: documentedConstituents(activity.constituents) };
 }

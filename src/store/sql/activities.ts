@@ -69,7 +69,18 @@ export function activityRepo(db: Kysely<Database>): ActivityRepo {
         : db.selectFrom('activities as a').selectAll('a').select(['a.occurred_at as k_time', 'a.id as k_id']).where('a.org_id', '=', orgId);
       if (entity?.id !== undefined) q = q.where(sql.ref('e.entity_id'), '=', entity.id);
       if (entity?.relation !== undefined) q = q.where(sql.ref('e.relation'), '=', entity.relation);
-      if (query.types) q = q.where('a.type', 'in', query.types);
+      if (query.types) q = query.types.length > 0 ? q.where('a.type', 'in', query.types) : q.where(sql<boolean>`1 = 0`);
+      for (const other of query.alsoInvolving ?? []) {
+        q = q.where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('activity_entities as x')
+              .select(sql<number>`1`.as('one'))
+              .whereRef('x.activity_id', '=', 'a.id')
+              .where('x.entity_type', '=', other.type)
+              .where('x.entity_id', '=', other.id),
+          ),
+        );
+      }
       const time = entity ? 'e.occurred_at' : 'a.occurred_at';
       if (query.occurredFrom) q = q.where(sql.ref(time), '>=', query.occurredFrom);
       if (query.occurredTo) q = q.where(sql.ref(time), '<=', query.occurredTo);
