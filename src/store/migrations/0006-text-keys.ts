@@ -5,8 +5,11 @@ import { sql, type Kysely } from 'kysely';
 import { indexKey } from '../../domain/items.ts';
 import type { Field, FieldType } from '../../domain/fields.ts';
 
-/** Old long keys were at least this long (their kept part alone was up to 1,900 bytes). */
-const OLD_LONG_KEY_MIN = 1000;
+/**
+ * Old long keys kept at least 1,897 bytes before the U+0000, so at least 474 characters (SQLite's length()
+ * stops counting at a NUL); shorter keys cannot be old long keys.
+ */
+const OLD_LONG_KEY_MIN = 470;
 
 export async function up(db: Kysely<any>): Promise<void> {
   const rows = await db
