@@ -24,6 +24,9 @@ export interface Strategies {
 
 export const REPLACE: Strategies = { one: 'replace', many: 'replace' };
 
+/** Values one field may be given in one request: enough for any real list, bounded for the write's cost. */
+export const MAX_VALUES_PER_FIELD = 1000;
+
 const escapePointer = (ref: string): string => ref.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Checks every entry of a values map; `base` is where the map sits in the body (`/values`, `/identifiers`). */
@@ -35,6 +38,9 @@ export function parseValueMap(schema: CollectionSchema, input: Record<string, un
     if (field.readonly) throw invalidAt(pointer, `${field.ref} is readonly and set by the service`);
     if (raw === null) return { field, values: null, pointers: [] };
     const list = Array.isArray(raw) ? raw : [raw];
+    if (list.length > MAX_VALUES_PER_FIELD) {
+      throw invalidAt(pointer, `${field.ref} takes at most ${MAX_VALUES_PER_FIELD} values in one request, got ${list.length}`);
+    }
     if (field.cardinality === 'one' && list.length > 1) {
       throw invalidAt(pointer, `${field.ref} holds one value (cardinality "one"), got ${list.length}`);
     }

@@ -12,6 +12,9 @@ import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { Store } from '../store/store.ts';
 
+/** Identifier values one upsert may match on; each is an index lookup inside the write transaction. */
+const MAX_IDENTIFIERS = 100;
+
 export interface ItemView {
   item: Item;
   schema: CollectionSchema;
@@ -78,6 +81,10 @@ export async function upsertItem(
   return store.transaction(async (tx) => {
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
     const identifiers = parseValueMap(schema, input.identifiers, '/identifiers').filter((c) => c.values);
+    const identifierCount = identifiers.reduce((n, c) => n + (c.values?.length ?? 0), 0);
+    if (identifierCount > MAX_IDENTIFIERS) {
+      throw invalidAt('/identifiers', `an upsert matches on at most ${MAX_IDENTIFIERS} identifier values, got ${identifierCount}`);
+    }
     if (identifiers.length === 0) {
       throw invalidAt('/identifiers', 'identifiers must map at least one field ref to a value, e.g. {"email": {"type": "value/email", "data": "jane@example.com"}}');
     }

@@ -62,6 +62,17 @@ for (const engine of ENGINES) {
       assert.match(errorOf(wrongData).detail!, /send a value such as \{"type": "value\/choice", "data": \{"type": "choice_field_option"/);
     });
 
+    it('one request cannot give a field thousands of values, nor an upsert hundreds of identifiers', async () => {
+      const emails = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ type: 'value/email', data: `${tag}${i}@example.com` }));
+      const before = await itemCount();
+      expectError(await h.post('/v0/collections/people/items', { values: { email: emails(1001, 'a') } }), 422, { pointer: '/values/email' });
+      expectError(await h.post('/v0/collections/people/items/upsert', { identifiers: { email: emails(101, 'b') } }), 422, { pointer: '/identifiers' });
+      assert.equal(await itemCount(), before);
+      const many = await h.post('/v0/collections/people/items', { values: { email: emails(1000, 'c') } });
+      assert.equal(many.status, 201, many.text);
+      await h.delete(`/v0/collections/people/items/${many.body.id}`);
+    });
+
     it('limit=Infinity, -Infinity, NaN and 1e999 are a 400 naming limit on every list and search', async () => {
       const doc = (await h.get('/openapi.json', { key: null })).body;
       const lists = Object.entries(doc.paths as Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>)
