@@ -11,8 +11,9 @@ import { parseValue, ValueProblem } from './field-types/index.ts';
 import type { ItemAssociation } from './associations.ts';
 import type { Principal } from './api-keys.ts';
 import type { BodyInput } from './notes.ts';
+import type { Page, PageRequest } from './pagination.ts';
 import type { BlobStore } from '../store/blob-store.ts';
-import type { Store } from '../store/store.ts';
+import type { RecordRepo, Store } from '../store/store.ts';
 
 export type AddressRole = 'from' | 'reply_to' | 'to' | 'cc' | 'bcc';
 
@@ -32,7 +33,11 @@ export interface Conversation {
   state: 'unassigned' | 'active' | 'closed' | 'waiting';
   /** A draft reply exists. */
   draft: boolean;
-  lastMessageAt: string | null;
+  /**
+   * The time of the newest message, drafts included (a draft counts from its creation, a sent message from
+   * its sending); the conversation's creation time while it holds no message. Never null.
+   */
+  lastMessageAt: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -141,10 +146,10 @@ export async function createDraft(store: Store, principal: Principal, input: Dra
     if (input.conversation_id !== undefined) {
       const found = await tx.conversations.find(orgId, input.conversation_id);
       if (!found || found.inboxId !== inbox.id) throw invalidAt('/conversation_id', `inbox ${inbox.id} has no conversation "${input.conversation_id}"`);
-      conversation = { ...found, draft: true, updatedAt: now };
+      conversation = { ...found, draft: true, lastMessageAt: later(found.lastMessageAt, now), updatedAt: now };
       await tx.conversations.update(conversation);
     } else {
-      conversation = { id: newId(), orgId, inboxId: inbox.id, subject: input.subject ?? '', state: 'active', draft: true, lastMessageAt: null, createdAt: now, updatedAt: now };
+      conversation = { id: newId(), orgId, inboxId: inbox.id, subject: input.subject ?? '', state: 'active', draft: true, lastMessageAt: now, createdAt: now, updatedAt: now };
       await tx.conversations.insert(conversation);
     }
     const from = await matchAddress(tx, orgId, inbox.email, 'from');
@@ -198,7 +203,7 @@ export async function deleteDraft(store: Store, blobs: BlobStore, orgId: string,
   const attachments = await store.transaction(async (tx) => {
     const message = await getMessage(tx, orgId, id);
     requireDraft(message, 'deleted');
-    const all = (await tx.attachments.list(orgId, { limit: 100 }, { message_id: id })).rows;
+    const all = await everyRecord(tx.attachments, orgId, { message_id: id });
     for (const a of all) await tx.attachments.delete(orgId, a.id);
     await tx.messages.delete(orgId, id);
     await refreshConversation(tx, orgId, message.conversationId, timestamp(clock));
@@ -218,22 +223,99 @@ export async function sendDraft(store: Store, principal: Principal, id: string, 
     const now = timestamp(clock);
     const sent: Message = { ...message, draft: false, sentAt: now };
     await tx.messages.update(sent);
-    await refreshConversation(tx, principal.orgId, message.conversationId, now, now);
+    await refreshConversation(tx, principal.orgId, message.conversationId, now);
     await recordWrite(tx, principal, 'activity/inbox_message_sent', now, { id: message.id, type: 'email_message' });
     return sent;
   }, principal.orgId);
 }
 
-/** Keeps the conversation's `draft` flag (a draft exists) and last message time current. */
-async function refreshConversation(store: Store, orgId: string, id: string, now: string, lastMessageAt?: string): Promise<void> {
+/** Keeps the conversation's `draft` flag (a draft exists) and `last_message_at` current. */
+async function refreshConversation(store: Store, orgId: string, id: string, now: string): Promise<void> {
   const conversation = await store.conversations.find(orgId, id);
   if (!conversation) return;
-  const messages = (await store.messages.list(orgId, { limit: 100 }, { conversation_id: id })).rows;
+  const messages = await everyRecord(store.messages, orgId, { conversation_id: id });
   await store.conversations.update({
     ...conversation,
     draft: messages.some((m) => m.draft),
-    lastMessageAt: lastMessageAt ?? conversation.lastMessageAt,
+    lastMessageAt: lastMessageTime(conversation, messages),
     updatedAt: now,
   });
 }
 
+/** When a message last happened in the conversation: see `Conversation.lastMessageAt`. */
+export function lastMessageTime(conversation: Pick<Conversation, 'createdAt'>, messages: readonly Message[]): string {
+  return messages.reduce((latest, m) => later(latest, m.sentAt ?? m.createdAt), messages.length > 0 ? '' : conversation.createdAt);
+}
+
+const later = (a: string, b: string): string => (a > b ? a : b);
+
+/** Every row of a repository that `where` selects, read page by page. */
+export async function everyRecord<T extends { id: string; orgId: string }>(
+  repo: RecordRepo<T>,
+  orgId: string,
+  where: Record<string, string | readonly string[]>,
+): Promise<T[]> {
+  const all: T[] = [];
+  let page = await repo.list(orgId, { limit: 100 }, where);
+  all.push(...page.rows);
+  while (page.hasNext && page.end) {
+    page = await repo.list(orgId, { limit: 100, after: page.end }, where);
+    all.push(...page.rows);
+  }
+  return all;
+}
+
+/**
+ * What a conversation or message list is narrowed to. Each list holds the ids allowed; the spellings of one
+ * filter (`inbox_id[eq]`, `filter[inbox_id][eq]`, `inbox[]`) have already been intersected.
+ */
+export interface InboxListFilter {
+  inboxIds?: string[];
+  conversationIds?: string[];
+}
+
+/** The ids every given constraint allows (sorted, once each), or undefined when none is given. */
+export function allowedIds(...constraints: (readonly string[] | undefined)[]): string[] | undefined {
+  const given = constraints.filter((c): c is readonly string[] => c !== undefined);
+  if (given.length === 0) return undefined;
+  return [...new Set(given[0])].filter((id) => given.every((c) => c.includes(id))).sort();
+}
+
+/** The name a list's cursors are bound to: the same filter, the same list. */
+export const inboxListName = (resource: string, filter: InboxListFilter): string =>
+  [resource, (filter.inboxIds ?? []).join(','), ...(filter.conversationIds ? [filter.conversationIds.join(',')] : [])].join('/');
+
+export function listConversations(store: Store, orgId: string, filter: InboxListFilter, page: PageRequest): Promise<Page<Conversation>> {
+  return store.conversations.list(orgId, page, {
+    ...(filter.inboxIds ? { inbox_id: filter.inboxIds } : {}),
+    ...(filter.conversationIds ? { id: filter.conversationIds } : {}),
+  });
+}
+
+export function listMessages(store: Store, orgId: string, filter: InboxListFilter, page: PageRequest): Promise<Page<Message>> {
+  return store.messages.list(orgId, page, {
+    ...(filter.inboxIds ? { inbox_id: filter.inboxIds } : {}),
+    ...(filter.conversationIds ? { conversation_id: filter.conversationIds } : {}),
+  });
+}
+
+/** The messages of each conversation, oldest first. */
+export async function messagesByConversation(store: Store, orgId: string, conversationIds: readonly string[]): Promise<Map<string, Message[]>> {
+  const byConversation = new Map<string, Message[]>(conversationIds.map((id) => [id, []]));
+  if (conversationIds.length === 0) return byConversation;
+  for (const m of await everyRecord(store.messages, orgId, { conversation_id: conversationIds })) byConversation.get(m.conversationId)?.push(m);
+  return byConversation;
+}
+
+/** Everyone a conversation's messages were from or to: each address (role and email) once, first seen first. */
+export function participants(messages: readonly Message[]): Address[] {
+  const seen = new Set<string>();
+  const result: Address[] = [];
+  for (const address of messages.flatMap((m) => m.addresses)) {
+    const key = `${address.role} ${address.email}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    result.push(address);
+  }
+  return result;
+}

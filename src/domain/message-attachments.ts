@@ -3,7 +3,7 @@
 import { AppError, invalidAt, notFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
-import { getMessage, type Attachment } from './inbox-messages.ts';
+import { everyRecord, getMessage, type Attachment } from './inbox-messages.ts';
 import type { Upload } from './files.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import type { Store } from '../store/store.ts';
@@ -11,7 +11,15 @@ import type { Store } from '../store/store.ts';
 const DRAFT_ONLY = 'attachments can only be managed on draft messages';
 
 export async function listAttachments(store: Store, orgId: string, messageId: string): Promise<Attachment[]> {
-  return (await store.attachments.list(orgId, { limit: 100 }, { message_id: messageId })).rows;
+  return everyRecord(store.attachments, orgId, { message_id: messageId });
+}
+
+/** The attachments of each message, oldest first. */
+export async function attachmentsByMessage(store: Store, orgId: string, messageIds: readonly string[]): Promise<Map<string, Attachment[]>> {
+  const byMessage = new Map<string, Attachment[]>(messageIds.map((id) => [id, []]));
+  if (messageIds.length === 0) return byMessage;
+  for (const a of await everyRecord(store.attachments, orgId, { message_id: messageIds })) byMessage.get(a.messageId)?.push(a);
+  return byMessage;
 }
 
 /** Adds an uploaded file, or a copy of an existing file (`file_id`), to a draft. */

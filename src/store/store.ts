@@ -109,8 +109,8 @@ export interface RecordRepo<T extends { id: string; orgId: string }> {
   delete(orgId: string, id: string): Promise<void>;
   find(orgId: string, id: string): Promise<T | undefined>;
   findMany(orgId: string, ids: string[]): Promise<T[]>;
-  /** `where`: equality conditions on columns (e.g. `{inbox_id: …}`). */
-  list(orgId: string, page: PageRequest, where?: Record<string, string>): Promise<Page<T>>;
+  /** `where`: conditions on columns: equal to a value (`{inbox_id: …}`) or one of several (an empty list matches nothing). */
+  list(orgId: string, page: PageRequest, where?: Record<string, string | readonly string[]>): Promise<Page<T>>;
 }
 
 export interface SettingsRepo {

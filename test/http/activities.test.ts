@@ -317,6 +317,17 @@ for (const engine of ENGINES) {
       }
     });
 
+    it('the Ruby SDK 0.1.0-alpha.6 to alpha.9 sent filter as a printed Ruby hash (symbols, Time values): it is read', async () => {
+      const printed = (text: string) => `filter=${encodeURIComponent(text)}`;
+      const old = `{:type=>{:in=>[:"activity/item_created"]}, :occurred_at=>{:gte=>2025-03-01 12:00:20 UTC, :lte=>2025-03-01 12:00:30 UTC}}`;
+      assert.deepEqual(objectIds(await all(h, printed(old))), [p3, p2]);
+      const ruby34 = `{item_id: {eq: "${p2}"}, type: {in: [:"activity/note_created"]}}`;
+      assert.deepEqual((await all(h, printed(ruby34))).map((a) => a.id), [noteActivity]);
+      assertBadParameter(await h.get(`/v0/activities?${printed('{:type=>{:in=>[:"activity/nothing"]}}')}`), 'filter[type][in][0]');
+      assertBadParameter(await h.get(`/v0/activities?${printed('{:occurred_at=>{:gte=>yesterday}}')}`), 'filter[occurred_at][gte]');
+      assertBadParameter(await h.get(`/v0/activities?${printed('{:type=>')}`), 'filter');
+    });
+
     it('filter[item_id][eq] together with constituent_entity_type[eq] applies both', async () => {
       // p2 is involved in its creation and (as target) in the note; the note also involves p1.
       const both = await all(h, `constituent_entity_type[eq]=note&filter[item_id][eq]=${p2}`);

@@ -1,12 +1,13 @@
 // Inbox conversations, messages (drafts), draft attachments and the Tycho send extension through HTTP
 // (reference §5.7, §5.8; seed §3, §4.7; issue 5): creating drafts with recipients matched to people and
-// organizations, validation, conversations and their listing / includes, message listing and includes,
-// lock_version updates, deletion, attachments by upload or file_id, sending (inbox_message_sent) and what a
-// sent message refuses, and organization isolation.
+// organizations, validation, conversations and their listing / includes, message listing and includes, the
+// list filters and includes of every SDK generation (bracket, flat, `inbox[]`, printed Ruby hashes),
+// last_message_at, lock_version updates, deletion, attachments by upload or file_id, sending
+// (inbox_message_sent) and what a sent message refuses, and organization isolation.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
-import { assertInvalid, email, makeItem, text, val, collectionPointer, type CollectionPointer } from '../helpers/items.ts';
+import { assertInvalid, email, makeItem, text, val, collectionPointer, walkForward, type CollectionPointer } from '../helpers/items.ts';
 import { download, postMultipart } from '../helpers/multipart.ts';
 import { createInbox } from '../../src/domain/inboxes.ts';
 import { activitiesOfType, listIds } from '../helpers/activities.ts';
@@ -163,7 +164,7 @@ for (const engine of ENGINES) {
       assert.equal(c.body.type, 'inbox_conversation');
       assert.equal(c.body.subject, 'New thread');
       assert.equal(c.body.draft, true);
-      assert.equal(c.body.last_message_at, null);
+      assert.equal(c.body.last_message_at, m.created_at, 'the newest message (a draft) is the last message');
       assert.match(c.body.created_at, ISO_MS);
       assert.equal('messages' in c.body, false);
       assert.equal('inbox' in c.body, false);
@@ -446,11 +447,12 @@ for (const engine of ENGINES) {
       const conversationId = (await h.get(`/v0/inbox_messages/${m.id}?include[]=conversation`)).body.conversation.id;
       const beforeSend = (await h.get(`/v0/inbox_conversations/${conversationId}`)).body;
       assert.equal(beforeSend.draft, true);
-      assert.equal(beforeSend.last_message_at, null);
+      assert.equal(beforeSend.last_message_at, m.created_at);
       assert.equal((await h.post(`/v0/tycho/inbox_messages/${m.id}/send`)).status, 200);
       const afterSend = (await h.get(`/v0/inbox_conversations/${conversationId}`)).body;
       assert.equal(afterSend.draft, false);
       assert.match(afterSend.last_message_at, ISO_MS);
+      assert.ok(afterSend.last_message_at >= beforeSend.last_message_at);
       // A new draft reply in the conversation makes it draft again.
       await draft(h, { inbox_id: inboxId, conversation_id: conversationId, body: 'reply' });
       assert.equal((await h.get(`/v0/inbox_conversations/${conversationId}`)).body.draft, true);
@@ -461,6 +463,256 @@ for (const engine of ENGINES) {
       const res = await h.post(`/v0/tycho/inbox_messages/${m.id}/send`, undefined, { key: await h.readOnlyKey() });
       assert.equal(res.status, 403, res.text);
       assert.equal((await h.get(`/v0/inbox_messages/${m.id}`)).body.draft, true);
+    });
+  });
+
+  describe(`inbox lists: the filters and includes of every SDK generation (${engine})`, () => {
+    let h: Harness;
+    let inboxA: string;
+    let inboxB: string;
+    /** c1: a sent message m1 and a draft reply m1b; c2: the draft m2; c3 (inbox B): the draft m3 with an attachment. */
+    let c1: string, c2: string, c3: string;
+    let m1: any, m1b: any, m2: any, m3: any;
+    let attachment: any;
+    const conversationOf = async (m: any) => (await h.get(`/v0/inbox_messages/${m.id}?include[]=conversation`)).body.conversation.id as string;
+    const conversations = (query: string) => listIds(h, `/v0/inbox_conversations?limit=100&${query}`);
+    const messages = (query: string) => listIds(h, `/v0/inbox_messages?limit=100&${query}`);
+    const sorted = (ids: string[]) => [...ids].sort();
+
+    before(async () => {
+      h = await createHarness(engine);
+      inboxA = await supportInbox(h);
+      inboxB = (await createInbox(h.store, h.orgId, { name: 'Sales', email: 'sales@tycho.test' })).id;
+      await makeItem(h, 'people', { name: text('Ada Lovelace'), email: [email('ada@analytical.test')] });
+      m1 = await draft(h, { inbox_id: inboxA, subject: 'One', body: 'one', to: [{ email: 'ada@analytical.test' }] });
+      assert.equal((await h.post(`/v0/tycho/inbox_messages/${m1.id}/send`)).status, 200);
+      c1 = await conversationOf(m1);
+      m1b = await draft(h, { inbox_id: inboxA, conversation_id: c1, body: 'reply', cc: [{ email: 'cc@elsewhere.test' }] });
+      m2 = await draft(h, { inbox_id: inboxA, subject: 'Two', body: 'two' });
+      c2 = await conversationOf(m2);
+      m3 = await draft(h, { inbox_id: inboxB, subject: 'Three', body: 'three', to: [{ email: 'buyer@elsewhere.test' }] });
+      c3 = await conversationOf(m3);
+      attachment = (await postMultipart(h, `/v0/inbox_messages/${m3.id}/attachments`, [filePart('quote.txt', 'quote')])).body;
+    });
+    after(() => h.close());
+
+    it('bug: filter[conversation_id][eq] on GET /inbox_conversations was ignored — it narrows the list to that conversation', async () => {
+      assert.deepEqual(sorted(await conversations('')), sorted([c1, c2, c3]));
+      assert.deepEqual(await conversations(`filter[conversation_id][eq]=${c2}`), [c2]);
+      assert.deepEqual(await conversations(`filter[conversation_id][eq]=${c3}&filter[inbox_id][eq]=${inboxB}`), [c3]);
+      assert.deepEqual(await conversations(`filter[conversation_id][eq]=${c3}&filter[inbox_id][eq]=${inboxA}`), []);
+      assert.deepEqual(await conversations(`filter[conversation_id][eq]=${UNKNOWN_ID}`), []);
+      // The flat spelling as well.
+      assert.deepEqual(await conversations(`conversation_id[eq]=${c1}`), [c1]);
+      assert.deepEqual(await conversations(`conversation_id[eq]=${c1}&inbox_id[eq]=${inboxB}`), []);
+    });
+
+    it('inbox[] and conversation[] (the oldest SDKs) take several ids; every filter given applies', async () => {
+      assert.deepEqual(sorted(await conversations(`inbox[]=${inboxA}&inbox[]=${inboxB}`)), sorted([c1, c2, c3]));
+      assert.deepEqual(await conversations(`inbox[]=${inboxB}`), [c3]);
+      // Repeated keys without brackets (the Ruby SDK before 0.1.0-alpha.10) are the same list.
+      assert.deepEqual(sorted(await conversations(`inbox=${inboxA}&inbox=${inboxB}`)), sorted([c1, c2, c3]));
+      assert.deepEqual(await conversations(`inbox_id[eq]=${inboxA}&inbox[]=${inboxB}`), []);
+      assert.deepEqual(sorted(await conversations(`inbox_id[eq]=${inboxA}&inbox[]=${inboxA}&inbox[]=${inboxB}`)), sorted([c1, c2]));
+
+      assert.deepEqual(sorted(await messages(`conversation[]=${c1}&conversation[]=${c3}`)), sorted([m1.id, m1b.id, m3.id]));
+      assert.deepEqual(await messages(`inbox[]=${inboxB}`), [m3.id]);
+      assert.deepEqual(sorted(await messages(`inbox[]=${inboxA}&inbox[]=${inboxB}&conversation_id[eq]=${c1}`)), sorted([m1.id, m1b.id]));
+      assert.deepEqual(await messages(`conversation_id[eq]=${c1}&conversation[]=${c3}`), []);
+      assert.deepEqual(await messages(`filter[inbox_id][eq]=${inboxA}&filter[conversation_id][eq]=${c3}`), []);
+    });
+
+    it('an empty filter value is a 400 naming the parameter', async () => {
+      for (const [url, parameter] of [
+        ['/v0/inbox_conversations?inbox_id[eq]=', 'inbox_id[eq]'],
+        ['/v0/inbox_conversations?filter[conversation_id][eq]=', 'filter[conversation_id][eq]'],
+        ['/v0/inbox_messages?conversation_id[eq]=', 'conversation_id[eq]'],
+        ['/v0/inbox_messages?filter[inbox_id][eq]=', 'filter[inbox_id][eq]'],
+      ] as const) {
+        const res = await h.get(url);
+        assert.equal(res.status, 400, `${url}: ${res.text}`);
+        assert.equal(errorOf(res).source?.parameter, parameter);
+      }
+      const list = await h.get('/v0/inbox_messages?inbox[]=');
+      assert.equal(list.status, 400, list.text);
+      assert.match(errorOf(list).source?.parameter ?? '', /^inbox\[\d*\]$/);
+    });
+
+    it('bug: include[] on GET /inbox_conversations was ignored — with it the list holds full conversations and what was asked for', async () => {
+      // Without include[]: pointers.
+      const plain = await h.get(`/v0/inbox_conversations?inbox_id[eq]=${inboxA}`);
+      for (const p of plain.body.data) assert.deepEqual(Object.keys(p).sort(), ['id', 'type']);
+
+      const url = `/v0/inbox_conversations?inbox_id[eq]=${inboxA}&include[]=inbox&include[]=messages.addresses`;
+      const res = await h.get(url);
+      assert.equal(res.status, 200, res.text);
+      const [one, two] = res.body.data;
+      assert.deepEqual([one.id, two.id], [c1, c2]);
+      for (const c of res.body.data) {
+        assert.equal(c.type, 'inbox_conversation');
+        assert.match(c.last_message_at, ISO_MS);
+        assert.deepEqual(c.tags, []);
+        assert.equal(c.inbox.id, inboxA);
+        assert.equal(c.inbox.type, 'inbox');
+        // The same object a retrieve with the same includes answers.
+        assert.deepEqual(c, (await h.get(`/v0/inbox_conversations/${c.id}?include[]=inbox&include[]=messages.addresses`)).body);
+      }
+      assert.equal(one.subject, 'One');
+      assert.equal(one.draft, true);
+      assert.deepEqual(one.messages.map((m: any) => [m.id, m.draft]), [[m1.id, false], [m1b.id, true]]);
+      assert.deepEqual(one.messages[0].addresses.map((a: any) => [a.role, a.email]), [['from', 'support@tycho.test'], ['to', 'ada@analytical.test']]);
+      assert.deepEqual(two.messages.map((m: any) => m.id), [m2.id]);
+
+      // `messages` without their addresses; `tags` alone gives full conversations too.
+      const bare = (await h.get(`/v0/inbox_conversations?filter[conversation_id][eq]=${c1}&include[]=messages`)).body.data[0];
+      assert.deepEqual(bare.messages.map((m: any) => m.id), [m1.id, m1b.id]);
+      for (const m of bare.messages) assert.equal('addresses' in m, false);
+      assert.equal('inbox' in bare, false);
+      const tagged = (await h.get(`/v0/inbox_conversations?filter[conversation_id][eq]=${c2}&include[]=tags`)).body.data[0];
+      assert.equal(tagged.subject, 'Two');
+      assert.deepEqual(tagged.tags, []);
+      assert.equal('messages' in tagged, false);
+
+      // The oldest SDKs' `addresses`: everyone the messages were from or to, once each.
+      const withAddresses = (await h.get(`/v0/inbox_conversations?filter[conversation_id][eq]=${c1}&include[]=addresses&include[]=tags`)).body.data[0];
+      assert.deepEqual(withAddresses.addresses.map((a: any) => [a.type, a.role, a.email]), [
+        ['message_address', 'from', 'support@tycho.test'],
+        ['message_address', 'to', 'ada@analytical.test'],
+        ['message_address', 'cc', 'cc@elsewhere.test'],
+      ]);
+      assert.equal(withAddresses.addresses[1].person.type, 'item');
+      assert.deepEqual((await h.get(`/v0/inbox_conversations/${c1}?include[]=addresses`)).body.addresses, withAddresses.addresses);
+
+      // Pages keep their includes.
+      const pages = await walkForward((q) => h.get(`/v0/inbox_conversations?limit=1&inbox_id[eq]=${inboxA}&include[]=messages${q ? `&${q}` : ''}`));
+      assert.deepEqual(pages.map((p) => p.data.map((c: any) => [c.id, c.messages.length])), [[[c1, 2]], [[c2, 1]]]);
+
+      const bad = await h.get('/v0/inbox_conversations?include[]=messages&include[]=participants');
+      assert.equal(bad.status, 400, bad.text);
+      assert.equal(errorOf(bad).source?.parameter, 'include[]');
+      assert.match(errorOf(bad).detail!, /inbox, messages, messages\.addresses, addresses, tags/);
+    });
+
+    it('bug: include[] on GET /inbox_messages was ignored — with it the list holds full messages with addresses, attachments, conversation', async () => {
+      const res = await h.get(`/v0/inbox_messages?inbox_id[eq]=${inboxB}&include[]=addresses&include[]=attachments&include[]=conversation`);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.data.length, 1);
+      const [m] = res.body.data;
+      assert.equal(m.id, m3.id);
+      assert.equal(m.subject, 'Three');
+      assert.deepEqual(m.body, { markdown: 'three' });
+      assert.deepEqual(m.addresses, m3.addresses);
+      assert.deepEqual(m.attachments.map((a: any) => [a.id, a.filename, a.size]), [[attachment.id, 'quote.txt', 5]]);
+      assert.equal(typeof m.attachments[0].download_url, 'string');
+      assert.equal(m.conversation.id, c3);
+      assert.equal(m.conversation.subject, 'Three');
+
+      const withConversation = await h.get(`/v0/inbox_messages?filter[conversation_id][eq]=${c1}&include[]=conversation`);
+      assert.deepEqual(withConversation.body.data.map((x: any) => [x.id, x.conversation.id, 'addresses' in x, 'attachments' in x]), [
+        [m1.id, c1, false, false],
+        [m1b.id, c1, false, false],
+      ]);
+      for (const x of withConversation.body.data) assert.deepEqual(x, (await h.get(`/v0/inbox_messages/${x.id}?include[]=conversation`)).body);
+      // Without include[]: pointers.
+      for (const p of (await h.get(`/v0/inbox_messages?conversation_id[eq]=${c1}`)).body.data) assert.deepEqual(Object.keys(p).sort(), ['id', 'type']);
+
+      const bad = await h.get('/v0/inbox_messages?include[]=recipients');
+      assert.equal(bad.status, 400, bad.text);
+      assert.equal(errorOf(bad).source?.parameter, 'include[]');
+    });
+
+    it('the Ruby SDK 0.1.0-alpha.3 to alpha.9 sent filter as a printed Ruby hash: both lists read it', async () => {
+      const printed = (text: string) => `filter=${encodeURIComponent(text)}`;
+      assert.deepEqual(await conversations(printed(`{:inbox_id=>{:eq=>"${inboxB}"}}`)), [c3]);
+      assert.deepEqual(await conversations(printed(`{inbox_id: {eq: "${inboxA}"}, conversation_id: {eq: "${c2}"}}`)), [c2]);
+      assert.deepEqual(sorted(await messages(printed(`{:conversation_id=>{:eq=>"${c1}"}}`))), sorted([m1.id, m1b.id]));
+      // With its includes, which it sent as repeated keys.
+      const full = await h.get(`/v0/inbox_conversations?${printed(`{:conversation_id=>{:eq=>"${c3}"}}`)}&include=inbox&include=messages`);
+      assert.equal(full.status, 200, full.text);
+      assert.deepEqual(full.body.data.map((c: any) => [c.id, c.inbox.id, c.messages.length]), [[c3, inboxB, 1]]);
+      // Not a hash: a 400 naming filter.
+      for (const text of ['{:inbox_id=>', 'inbox']) {
+        const res = await h.get(`/v0/inbox_conversations?${printed(text)}`);
+        assert.equal(res.status, 400, res.text);
+        assert.equal(errorOf(res).source?.parameter, 'filter');
+      }
+    });
+
+    it('GET one conversation takes the older include[] values addresses and tags', async () => {
+      const res = await h.get(`/v0/inbox_conversations/${c3}?include[]=addresses&include[]=tags`);
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body.tags, []);
+      assert.deepEqual(res.body.addresses.map((a: any) => [a.role, a.email]), [['from', 'sales@tycho.test'], ['to', 'buyer@elsewhere.test']]);
+    });
+  });
+
+  describe(`inbox conversations: last_message_at (${engine})`, () => {
+    let h: Harness;
+    let inboxId: string;
+    let now = Date.parse('2025-06-01T09:00:00.000Z');
+    const at = (seconds: number) => new Date(Date.parse('2025-06-01T09:00:00.000Z') + seconds * 1000).toISOString();
+    const set = (seconds: number) => {
+      now = Date.parse(at(seconds));
+    };
+    const conversation = async (id: string) => {
+      const res = await h.get(`/v0/inbox_conversations/${id}`);
+      assert.equal(res.status, 200, res.text);
+      return res.body;
+    };
+
+    before(async () => {
+      h = await createHarness(engine, { clock: () => new Date(now) });
+      inboxId = await supportInbox(h);
+    });
+    after(() => h.close());
+
+    it('bug: last_message_at was null while a conversation held only drafts — it is always the newest message time, drafts included', async () => {
+      set(0);
+      const first = await draft(h, { inbox_id: inboxId, subject: 'Thread', body: 'x', to: [{ email: 'to@elsewhere.test' }] });
+      const id = (await h.get(`/v0/inbox_messages/${first.id}?include[]=conversation`)).body.conversation.id;
+      const c = await conversation(id);
+      assert.equal(c.last_message_at, at(0));
+      assert.equal(c.created_at, at(0));
+      // Every place a conversation is shown has it: list with include[], a message's include[]=conversation.
+      assert.equal((await h.get(`/v0/inbox_conversations?filter[conversation_id][eq]=${id}&include[]=tags`)).body.data[0].last_message_at, at(0));
+      assert.equal((await h.get(`/v0/inbox_messages/${first.id}?include[]=conversation`)).body.conversation.last_message_at, at(0));
+
+      set(10);
+      const reply = await draft(h, { inbox_id: inboxId, conversation_id: id, body: 'draft reply' });
+      assert.equal((await conversation(id)).last_message_at, at(10), 'a new draft is the newest message');
+      set(20);
+      assert.equal((await h.delete(`/v0/inbox_messages/${reply.id}`)).status, 204);
+      assert.equal((await conversation(id)).last_message_at, at(0), 'deleting it falls back to the newest remaining message');
+      set(30);
+      assert.equal((await h.post(`/v0/tycho/inbox_messages/${first.id}/send`)).status, 200);
+      assert.equal((await conversation(id)).last_message_at, at(30), 'a sent message counts from its sending');
+      set(40);
+      const late = await draft(h, { inbox_id: inboxId, conversation_id: id, body: 'another' });
+      assert.equal((await conversation(id)).last_message_at, at(40));
+      set(50);
+      assert.equal((await h.delete(`/v0/inbox_messages/${late.id}`)).status, 204);
+      assert.equal((await conversation(id)).last_message_at, at(30));
+    });
+
+    it('a conversation whose only draft was deleted shows its creation time', async () => {
+      set(100);
+      const only = await draft(h, { inbox_id: inboxId, subject: 'Abandoned', body: 'x' });
+      const id = (await h.get(`/v0/inbox_messages/${only.id}?include[]=conversation`)).body.conversation.id;
+      set(110);
+      assert.equal((await h.delete(`/v0/inbox_messages/${only.id}`)).status, 204);
+      const c = await conversation(id);
+      assert.equal(c.last_message_at, at(100));
+      assert.equal(c.created_at, at(100));
+      assert.equal(c.draft, false);
+    });
+
+    it('a conversation stored without last_message_at (by an earlier version) reads as its creation time', async () => {
+      set(200);
+      const m = await draft(h, { inbox_id: inboxId, subject: 'Legacy', body: 'x' });
+      const id = (await h.get(`/v0/inbox_messages/${m.id}?include[]=conversation`)).body.conversation.id;
+      const stored = (await h.store.conversations.find(h.orgId, id))!;
+      await h.store.conversations.update({ ...stored, lastMessageAt: null as unknown as string });
+      assert.equal((await conversation(id)).last_message_at, at(200));
     });
   });
 

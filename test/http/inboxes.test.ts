@@ -1,6 +1,7 @@
 // Inboxes through HTTP (reference §5.6): the read-only inbox API (list, retrieve, 404s, organization
 // isolation), the `tagsets` each inbox offers (exactly the tagsets whose associations name it, kept current as
-// tagsets change), and `tycho inboxes create`, the only way to make one, seen through the API.
+// tagsets change; whole with include[]=tagsets), and `tycho inboxes create`, the only way to make one, seen
+// through the API.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -8,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assertBareNotFound, ENGINES, TEST_KEY, createHarness, throwawayPostgres, type EngineName, type Harness, type Response } from '../helpers/harness.ts';
+import { assertBareNotFound, ENGINES, TEST_KEY, createHarness, errorOf, throwawayPostgres, type EngineName, type Harness, type Response } from '../helpers/harness.ts';
 import { walkForward } from '../helpers/items.ts';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -176,6 +177,31 @@ for (const engine of ENGINES) {
       assert.deepEqual(await tagsetsOf(support.id), []);
       assert.equal((await h.delete(`/v0/tagsets/${supportOnly.id}`)).status, 204);
       assert.deepEqual(await tagsetsOf(sales.id), []);
+    });
+
+    it('bug: include[]=tagsets on /inboxes was ignored — it shows the tagsets whole (list and retrieve); the older include[]=tagset too', async () => {
+      const tagset = await makeTagset(h, { name: 'Triage', tags: [{ name: 'Urgent', color: 'red' }], associations: [{ type: 'inbox', id: sales.id }] });
+      try {
+        for (const include of ['include[]=tagsets', 'include[]=tagset', 'include=tagset']) {
+          const one = await h.get(`/v0/inboxes/${sales.id}?${include}`);
+          assert.equal(one.status, 200, one.text);
+          assert.deepEqual(one.body.tagsets, [tagset], include);
+          const listed = await h.get(`/v0/inboxes?${include}`);
+          assert.equal(listed.status, 200, listed.text);
+          assert.deepEqual(listed.body.data.find((i: any) => i.id === sales.id).tagsets, [tagset], include);
+          assert.deepEqual(listed.body.data.find((i: any) => i.id === support.id).tagsets, [], include);
+        }
+        // Without include[], pointers.
+        assert.deepEqual((await h.get(`/v0/inboxes/${sales.id}`)).body.tagsets, pointers([tagset.id]));
+        for (const url of [`/v0/inboxes/${sales.id}?include[]=tags`, '/v0/inboxes?include[]=tagsets&include[]=members']) {
+          const bad = await h.get(url);
+          assert.equal(bad.status, 400, bad.text);
+          assert.equal(errorOf(bad).source?.parameter, 'include[]');
+          assert.match(errorOf(bad).detail!, /tagsets/);
+        }
+      } finally {
+        assert.equal((await h.delete(`/v0/tagsets/${tagset.id}`)).status, 204);
+      }
     });
 
     it("another organization's key: its list does not show ours, and our inbox → 404", async () => {

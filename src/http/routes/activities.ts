@@ -1,13 +1,15 @@
-// /v0/activities: the feed, newest first, with type, time and constituent filters; and one activity.
+// /v0/activities: the feed, newest first, with type, time and constituent filters (also in the older
+// `filter[…]` spelling, and as the printed Ruby hash some Ruby SDK releases sent); and one activity.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getActivity, listActivities } from '../../domain/activity.ts';
 import { ListOf } from '../schemas/common.ts';
 import { ActivityListQuery, ActivityWire, renderActivity } from '../schemas/activities.ts';
+import { legacyFilterHook } from '../list-query.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 export const activityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing }) => {
-  app.get('/activities', { schema: { querystring: ActivityListQuery, response: { 200: ListOf(ActivityWire) } } }, async (req) => {
+  app.get('/activities', { preValidation: legacyFilterHook, schema: { querystring: ActivityListQuery, response: { 200: ListOf(ActivityWire) } } }, async (req) => {
     const { after, before, limit, ...filters } = req.query;
     const page = listing.page(req, { after, before, limit }, 'activities');
     return listing.envelope(req, 'activities', await listActivities(store, req.principal.orgId, filters, page), renderActivity);

@@ -1,33 +1,81 @@
-// /v0/inbox_conversations: list (pointers; filter by inbox) and retrieve (include[] inbox, messages).
+// /v0/inbox_conversations: list (pointers; full conversations when include[] asks for related objects) and
+// retrieve. Filters in every spelling the SDKs have used: `inbox_id[eq]`, `filter[inbox_id][eq]`,
+// `filter[conversation_id][eq]`, `inbox[]`; includes `inbox`, `messages`, `messages.addresses`, and the older
+// `addresses` and `tags`.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { getConversation } from '../../domain/inbox-messages.ts';
-import { getInbox } from '../../domain/inboxes.ts';
+import {
+  allowedIds,
+  getConversation,
+  inboxListName,
+  listConversations,
+  messagesByConversation,
+  participants,
+  type Conversation,
+} from '../../domain/inbox-messages.ts';
 import { allTagsets, availableIn } from '../../domain/tagsets.ts';
-import { badParameter } from '../../domain/errors.ts';
+import type { Store } from '../../store/store.ts';
 import { ListOf, PageQuery } from '../schemas/common.ts';
-import { ConversationWire, Pointer, renderConversation, renderMessage } from '../schemas/inbox-messages.ts';
+import { ConversationListElement, ConversationWire, renderConversation, renderMessage } from '../schemas/inbox-messages.ts';
 import { renderInbox } from '../schemas/inboxes.ts';
+import { eqValues, Eq, IdList, includesOf, legacyFilterHook } from '../list-query.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
-const Eq = Type.Optional(Type.Object({ eq: Type.Optional(Type.String()) }));
-const INCLUDES = ['inbox', 'messages', 'messages.addresses'];
+/** `tags` is always present; `addresses` (participants) is what the oldest SDKs ask for. */
+const INCLUDES = ['inbox', 'messages', 'messages.addresses', 'addresses', 'tags'] as const;
+
+const ListQuery = Type.Object({
+  ...PageQuery.properties,
+  inbox_id: Eq,
+  conversation_id: Eq,
+  inbox: IdList,
+  include: Type.Optional(Type.Array(Type.String())),
+  filter: Type.Optional(Type.Object({ inbox_id: Eq, conversation_id: Eq })),
+});
+
+/** The conversations as objects, with what `include` asks for (read once for all of them). */
+async function renderConversations(store: Store, orgId: string, conversations: Conversation[], include: ReadonlySet<string>) {
+  const wantsMessages = include.has('messages') || include.has('messages.addresses') || include.has('addresses');
+  const messages = wantsMessages ? await messagesByConversation(store, orgId, conversations.map((c) => c.id)) : undefined;
+  const inboxes = new Map<string, unknown>();
+  if (include.has('inbox')) {
+    const tagsets = await allTagsets(store, orgId);
+    const found = await store.inboxes.findMany(orgId, [...new Set(conversations.map((c) => c.inboxId))]);
+    for (const inbox of found) inboxes.set(inbox.id, renderInbox(inbox, availableIn(tagsets, inbox.id)));
+  }
+  return conversations.map((c) => {
+    const own = messages?.get(c.id) ?? [];
+    return renderConversation(c, {
+      ...(include.has('inbox') ? { inbox: inboxes.get(c.inboxId) } : {}),
+      ...(include.has('messages') || include.has('messages.addresses')
+        ? { messages: own.map((m) => renderMessage(m, { addresses: include.has('messages.addresses') })) }
+        : {}),
+      ...(include.has('addresses') ? { addresses: participants(own) } : {}),
+    });
+  });
+}
 
 export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing }) => {
   app.get(
     '/inbox_conversations',
     {
-      schema: {
-        querystring: Type.Object({ ...PageQuery.properties, inbox_id: Eq, filter: Type.Optional(Type.Object({ inbox_id: Eq })) }),
-        response: { 200: ListOf(Pointer('inbox_conversation')) },
-      },
+      preValidation: legacyFilterHook,
+      schema: { querystring: ListQuery, response: { 200: ListOf(ConversationListElement) } },
     },
     async (req) => {
-      const { after, before, limit, inbox_id, filter } = req.query;
-      const inboxId = inbox_id?.eq ?? filter?.inbox_id?.eq;
-      const list = `inbox_conversations/${inboxId ?? ''}`;
-      const page = await store.conversations.list(req.principal.orgId, listing.page(req, { after, before, limit }, list), inboxId ? { inbox_id: inboxId } : {});
-      return listing.envelope(req, list, page, (c) => ({ id: c.id, type: 'inbox_conversation' as const }));
+      const { orgId } = req.principal;
+      const { after, before, limit, inbox_id, conversation_id, inbox, filter } = req.query;
+      const include = includesOf(req.query.include, INCLUDES);
+      const where = {
+        inboxIds: allowedIds(eqValues(inbox_id), eqValues(filter?.inbox_id), inbox),
+        conversationIds: allowedIds(eqValues(conversation_id), eqValues(filter?.conversation_id)),
+      };
+      const list = inboxListName('inbox_conversations', where);
+      const page = await listConversations(store, orgId, where, listing.page(req, { after, before, limit }, list));
+      // Without include[] a list holds pointers, as the newest API's does; with it, full conversations.
+      if (!include) return listing.envelope(req, list, page, (c) => ({ id: c.id, type: 'inbox_conversation' as const }));
+      const rendered = await renderConversations(store, orgId, page.rows, include);
+      return listing.envelope(req, list, { ...page, rows: rendered }, (c) => c);
     },
   );
 
@@ -42,20 +90,10 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
     },
     async (req) => {
       const { orgId } = req.principal;
-      const include = req.query.include ?? [];
-      const unknown = include.find((i) => !INCLUDES.includes(i));
-      if (unknown) throw badParameter('include[]', `include[] takes ${INCLUDES.join(', ')}; got "${unknown}"`);
+      const include = includesOf(req.query.include, INCLUDES) ?? new Set<string>();
       const conversation = await getConversation(store, orgId, req.params.id);
-      const out = renderConversation(conversation);
-      if (include.includes('inbox')) {
-        const inbox = await getInbox(store, orgId, conversation.inboxId);
-        out.inbox = renderInbox(inbox, availableIn(await allTagsets(store, orgId), inbox.id));
-      }
-      if (include.includes('messages') || include.includes('messages.addresses')) {
-        const messages = (await store.messages.list(orgId, { limit: 100 }, { conversation_id: conversation.id })).rows;
-        out.messages = messages.map((m) => renderMessage(m, { addresses: include.includes('messages.addresses') }));
-      }
-      return out;
+      const [out] = await renderConversations(store, orgId, [conversation], include);
+      return out!;
     },
   );
 };

@@ -1,48 +1,88 @@
-// /v0/inbox_messages: list (pointers), retrieve (include[] addresses, attachments, conversation), drafts
-// (create, update with lock_version, delete), draft attachments; and the Tycho extension
-// POST /v0/tycho/inbox_messages/{id}/send.
+// /v0/inbox_messages: list (pointers; full messages when include[] asks for related objects), retrieve
+// (include[] addresses, attachments, conversation), drafts (create, update with lock_version, delete), draft
+// attachments; and the Tycho extension POST /v0/tycho/inbox_messages/{id}/send. List filters in every
+// spelling the SDKs have used: `inbox_id[eq]`, `conversation_id[eq]`, `filter[…][eq]`, `inbox[]`, `conversation[]`.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { createDraft, deleteDraft, getConversation, getMessage, sendDraft, updateDraft, type Attachment } from '../../domain/inbox-messages.ts';
-import { addAttachment, listAttachments, removeAttachment } from '../../domain/message-attachments.ts';
-import { badParameter, invalidAt } from '../../domain/errors.ts';
+import {
+  allowedIds,
+  createDraft,
+  deleteDraft,
+  getMessage,
+  inboxListName,
+  listMessages,
+  sendDraft,
+  updateDraft,
+  type Attachment,
+  type Message,
+} from '../../domain/inbox-messages.ts';
+import { addAttachment, attachmentsByMessage, removeAttachment } from '../../domain/message-attachments.ts';
+import { invalidAt } from '../../domain/errors.ts';
 import { ListOf, PageQuery } from '../schemas/common.ts';
-import { AttachmentWire, CreateDraftBody, MessageWire, Pointer, UpdateDraftBody, renderAttachment, renderMessage } from '../schemas/inbox-messages.ts';
+import {
+  AttachmentWire,
+  CreateDraftBody,
+  MessageListElement,
+  MessageWire,
+  UpdateDraftBody,
+  renderAttachment,
+  renderMessage,
+} from '../schemas/inbox-messages.ts';
+import { eqValues, Eq, IdList, includesOf, legacyFilterHook } from '../list-query.ts';
 import { readUpload } from '../uploads.ts';
 import { downloadUrl } from './downloads.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
-const Eq = Type.Optional(Type.Object({ eq: Type.Optional(Type.String()) }));
 const Params = Type.Object({ id: Type.String() });
-const INCLUDES = ['addresses', 'attachments', 'conversation'];
+const INCLUDES = ['addresses', 'attachments', 'conversation'] as const;
+
+const ListQuery = Type.Object({
+  ...PageQuery.properties,
+  inbox_id: Eq,
+  conversation_id: Eq,
+  inbox: IdList,
+  conversation: IdList,
+  include: Type.Optional(Type.Array(Type.String())),
+  filter: Type.Optional(Type.Object({ inbox_id: Eq, conversation_id: Eq })),
+});
 
 export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock, blobs, downloads }) => {
   const attachmentOut = (req: FastifyRequest) => (a: Attachment) => renderAttachment(a, downloadUrl(req, downloads, clock, a.orgId, a.id));
 
+  /** The messages as objects, with what `include` asks for (read once for all of them). */
+  const renderMessages = async (req: FastifyRequest, messages: Message[], include: ReadonlySet<string>) => {
+    const { orgId } = req.principal;
+    const attachments = include.has('attachments') ? await attachmentsByMessage(store, orgId, messages.map((m) => m.id)) : undefined;
+    const conversations = include.has('conversation')
+      ? new Map((await store.conversations.findMany(orgId, [...new Set(messages.map((m) => m.conversationId))])).map((c) => [c.id, c]))
+      : undefined;
+    return messages.map((m) => {
+      const conversation = conversations?.get(m.conversationId);
+      return renderMessage(m, {
+        addresses: include.has('addresses'),
+        ...(attachments ? { attachments: (attachments.get(m.id) ?? []).map(attachmentOut(req)) } : {}),
+        ...(conversation ? { conversation } : {}),
+      });
+    });
+  };
+
   app.get(
     '/inbox_messages',
-    {
-      schema: {
-        querystring: Type.Object({
-          ...PageQuery.properties,
-          inbox_id: Eq,
-          conversation_id: Eq,
-          filter: Type.Optional(Type.Object({ inbox_id: Eq, conversation_id: Eq })),
-        }),
-        response: { 200: ListOf(Pointer('email_message')) },
-      },
-    },
+    { preValidation: legacyFilterHook, schema: { querystring: ListQuery, response: { 200: ListOf(MessageListElement) } } },
     async (req) => {
-      const { after, before, limit, inbox_id, conversation_id, filter } = req.query;
-      const where: Record<string, string> = {};
-      const inboxId = inbox_id?.eq ?? filter?.inbox_id?.eq;
-      const conversationId = conversation_id?.eq ?? filter?.conversation_id?.eq;
-      if (inboxId) where.inbox_id = inboxId;
-      if (conversationId) where.conversation_id = conversationId;
-      const list = `inbox_messages/${inboxId ?? ''}/${conversationId ?? ''}`;
-      const page = await store.messages.list(req.principal.orgId, listing.page(req, { after, before, limit }, list), where);
-      return listing.envelope(req, list, page, (m) => ({ id: m.id, type: 'email_message' as const }));
+      const { after, before, limit, inbox_id, conversation_id, inbox, conversation, filter } = req.query;
+      const include = includesOf(req.query.include, INCLUDES);
+      const where = {
+        inboxIds: allowedIds(eqValues(inbox_id), eqValues(filter?.inbox_id), inbox),
+        conversationIds: allowedIds(eqValues(conversation_id), eqValues(filter?.conversation_id), conversation),
+      };
+      // Named as before (inbox_messages/<inbox>/<conversation>), so cursors of earlier versions stay valid.
+      const list = inboxListName('inbox_messages', { ...where, conversationIds: where.conversationIds ?? [] });
+      const page = await listMessages(store, req.principal.orgId, where, listing.page(req, { after, before, limit }, list));
+      // Without include[] a list holds pointers, as the newest API's does; with it, full messages.
+      if (!include) return listing.envelope(req, list, page, (m) => ({ id: m.id, type: 'email_message' as const }));
+      return listing.envelope(req, list, { ...page, rows: await renderMessages(req, page.rows, include) }, (m) => m);
     },
   );
 
@@ -55,16 +95,9 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     '/inbox_messages/:id',
     { schema: { params: Params, querystring: Type.Object({ include: Type.Optional(Type.Array(Type.String())) }), response: { 200: MessageWire } } },
     async (req) => {
-      const { orgId } = req.principal;
-      const include = req.query.include ?? [];
-      const unknown = include.find((i) => !INCLUDES.includes(i));
-      if (unknown) throw badParameter('include[]', `include[] takes ${INCLUDES.join(', ')}; got "${unknown}"`);
-      const message = await getMessage(store, orgId, req.params.id);
-      return renderMessage(message, {
-        addresses: include.includes('addresses'),
-        ...(include.includes('attachments') ? { attachments: (await listAttachments(store, orgId, message.id)).map(attachmentOut(req)) } : {}),
-        ...(include.includes('conversation') ? { conversation: await getConversation(store, orgId, message.conversationId) } : {}),
-      });
+      const include = includesOf(req.query.include, INCLUDES) ?? new Set<string>();
+      const [out] = await renderMessages(req, [await getMessage(store, req.principal.orgId, req.params.id)], include);
+      return out!;
     },
   );
 

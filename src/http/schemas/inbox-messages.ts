@@ -1,7 +1,7 @@
-// Wire shapes of conversations, email messages, addresses and attachments (reference §5.7–5.8), and the
-// request bodies of drafts.
-import { Type, type Static } from 'typebox';
-import type { Attachment, Conversation, Message } from '../../domain/inbox-messages.ts';
+// Wire shapes of conversations, email messages, addresses and attachments (reference §5.7–5.8), the list
+// elements (pointers, or full objects when include[] asks for related ones), and the request bodies of drafts.
+import { Type, type Static, type TProperties } from 'typebox';
+import type { Address, Attachment, Conversation, Message } from '../../domain/inbox-messages.ts';
 import { CollectionPointer, Timestamp } from './common.ts';
 
 const ItemPointer = Type.Object({ id: Type.String(), type: Type.Literal('item'), collection: CollectionPointer });
@@ -51,7 +51,7 @@ const conversationProperties = {
   subject: Type.String(),
   state: Type.String(),
   tags: Type.Array(Type.Unknown()),
-  last_message_at: Type.Union([Timestamp, Type.Null()]),
+  last_message_at: Timestamp,
   follow_up: Type.Boolean(),
   unread: Type.Boolean(),
   bulk: Type.Boolean(),
@@ -66,6 +66,8 @@ export const ConversationWire = Type.Object({
   ...conversationProperties,
   inbox: Type.Optional(Type.Unknown()),
   messages: Type.Optional(Type.Array(Type.Unknown())),
+  /** Older API generations' `include[]=addresses`: everyone the conversation's messages were from or to. */
+  addresses: Type.Optional(Type.Array(AddressWire)),
 });
 
 export const MessageWire = Type.Object({
@@ -87,8 +89,21 @@ export const MessageWire = Type.Object({
 
 export const Pointer = (type: string) => Type.Object({ id: Type.String(), type: Type.Literal(type) });
 
-export function renderConversation(c: Conversation): Static<typeof ConversationWire> {
-  return {
+/** A list element: the pointer (`id`, `type`) always, the other properties when the full object is listed. */
+const pointerOrFull = <P extends TProperties>(properties: P) =>
+  Type.Object(Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, k === 'id' || k === 'type' ? v : Type.Optional(v)])) as TProperties);
+
+export const ConversationListElement = pointerOrFull(ConversationWire.properties);
+export const MessageListElement = pointerOrFull(MessageWire.properties);
+
+export interface ConversationExtras {
+  inbox?: unknown;
+  messages?: unknown[];
+  addresses?: Address[];
+}
+
+export function renderConversation(c: Conversation, extras: ConversationExtras = {}): Static<typeof ConversationWire> {
+  const out: Static<typeof ConversationWire> = {
     id: c.id,
     type: 'inbox_conversation',
     subject: c.subject,
@@ -104,7 +119,13 @@ export function renderConversation(c: Conversation): Static<typeof ConversationW
     created_at: c.createdAt,
     updated_at: c.updatedAt,
   };
+  if (extras.inbox !== undefined) out.inbox = extras.inbox;
+  if (extras.messages) out.messages = extras.messages;
+  if (extras.addresses) out.addresses = extras.addresses.map(renderAddress);
+  return out;
 }
+
+const renderAddress = (a: Address): Static<typeof AddressWire> => ({ ...a, type: 'message_address' as const });
 
 export interface MessageExtras {
   attachments?: Static<typeof AttachmentWire>[];
@@ -126,7 +147,7 @@ export function renderMessage(m: Message, extras: MessageExtras = {}): Static<ty
     lock_version: m.lockVersion,
     created_at: m.createdAt,
   };
-  if (extras.addresses) out.addresses = m.addresses.map((a) => ({ ...a, type: 'message_address' as const }));
+  if (extras.addresses) out.addresses = m.addresses.map(renderAddress);
   if (extras.attachments) out.attachments = extras.attachments;
   if (extras.conversation) out.conversation = renderConversation(extras.conversation);
   return out;

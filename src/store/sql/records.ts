@@ -1,6 +1,6 @@
 // The repository shape most organization-owned resources share (tagsets, notes, inboxes, files): rows keyed by
 // id inside an organization, listed in creation order with keyset pages. Each resource supplies its mapping.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { mapPage } from '../../domain/pagination.ts';
 import type { RecordRepo } from '../store.ts';
 import type { Database } from './schema.ts';
@@ -72,7 +72,10 @@ export function recordRepo<T extends { id: string; orgId: string }>(
     },
     async list(orgId, page, where = {}) {
       let query = byOrg(orgId);
-      for (const [column, value] of Object.entries(where)) query = query.where(`r.${column}`, '=', value);
+      for (const [column, value] of Object.entries(where)) {
+        if (typeof value === 'string') query = query.where(`r.${column}`, '=', value);
+        else query = value.length > 0 ? query.where(`r.${column}`, 'in', value) : query.where(sql<boolean>`1 = 0`);
+      }
       const result = await fetchPage(query, [{ column: 'r.id', desc: false }], page, (r) => ({ key: [], id: r.id }));
       return mapPage(result, mapping.toModel);
     },

@@ -1,0 +1,188 @@
+// Query-string pieces the list endpoints share: `x[eq]` filters and id lists, `include[]` checking, and the
+// reading of nested filters that releases 0.1.0-alpha.3 to alpha.9 of the Ruby SDK sent as one printed Ruby
+// hash (`filter={:inbox_id=>{:eq=>"1C…"}}`, or `filter={inbox_id: {eq: "1C…"}}` on Ruby 3.4) instead of in
+// bracket form.
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { badParameter } from '../domain/errors.ts';
+
+/** `x[eq]=<id>`. */
+export const Eq = Type.Optional(Type.Object({ eq: Type.Optional(Type.String({ minLength: 1 })) }));
+
+/** `x[]=<id>&x[]=<id>` (the oldest SDKs' multi-valued filters). */
+export const IdList = Type.Optional(Type.Array(Type.String({ minLength: 1 })));
+
+/** The one id an `x[eq]` filter allows, as a list (undefined when not given). */
+export const eqValues = (filter: { eq?: string } | undefined): string[] | undefined => (filter?.eq === undefined ? undefined : [filter.eq]);
+
+/** The `include[]` values asked for, or undefined when none; a value not in `accepted` → 400 naming include[]. */
+export function includesOf(include: readonly string[] | undefined, accepted: readonly string[]): Set<string> | undefined {
+  if (include === undefined || include.length === 0) return undefined;
+  const unknown = include.find((i) => !accepted.includes(i));
+  if (unknown !== undefined) throw badParameter('include[]', `include[] takes ${accepted.join(', ')}; got "${unknown}"`);
+  return new Set(include);
+}
+
+/** Replaces a `filter` sent as a printed Ruby hash by the object it prints; anything else is left to validation. */
+export async function legacyFilterHook(request: FastifyRequest): Promise<void> {
+  const query = request.query as Record<string, unknown> | undefined;
+  const filter = query?.filter;
+  if (typeof filter !== 'string' || !filter.trimStart().startsWith('{')) return;
+  const parsed = parseRubyInspect(filter);
+  if (parsed !== undefined && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) query!.filter = parsed;
+}
+
+type Printed = string | null | Printed[] | { [key: string]: Printed };
+
+/**
+ * The value a Ruby `inspect` string prints, for the shapes SDK parameters take: hashes (`:k=>v`, `k: v`,
+ * `"k"=>v`, `"k": v`), arrays, strings, symbols (as their names), nil, true/false, and bare values such as
+ * numbers and times (`2025-01-01 00:00:00 UTC`) as their text. Undefined when the text is not one.
+ */
+export function parseRubyInspect(text: string): Printed | undefined {
+  let i = 0;
+  const space = () => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  const fail = (): never => {
+    throw new SyntaxError(`unexpected input at ${i}`);
+  };
+
+  function quoted(): string {
+    // At the opening quote.
+    i++;
+    let out = '';
+    while (i < text.length && text[i] !== '"') {
+      if (text[i] !== '\\') {
+        out += text[i++];
+        continue;
+      }
+      const c = text[i + 1] ?? fail();
+      i += 2;
+      if (c === 'n') out += '\n';
+      else if (c === 't') out += '\t';
+      else if (c === 'r') out += '\r';
+      else if (c === 'e') out += '\x1b';
+      else if (c === 'u' && text[i] === '{') {
+        const end = text.indexOf('}', i);
+        if (end < 0) fail();
+        out += String.fromCodePoint(...text.slice(i + 1, end).trim().split(/\s+/).map((h) => parseInt(h, 16)));
+        i = end + 1;
+      } else if (c === 'u' && /^[0-9a-fA-F]{4}/.test(text.slice(i, i + 4))) {
+        out += String.fromCharCode(parseInt(text.slice(i, i + 4), 16));
+        i += 4;
+      } else if (c === 'x' && /^[0-9a-fA-F]{2}/.test(text.slice(i, i + 2))) {
+        out += String.fromCharCode(parseInt(text.slice(i, i + 2), 16));
+        i += 2;
+      } else out += c;
+    }
+    if (text[i] !== '"') fail();
+    i++;
+    return out;
+  }
+
+  const NAME = /^[A-Za-z_][A-Za-z0-9_]*[?!]?/;
+
+  function symbol(): string {
+    // At the colon.
+    i++;
+    if (text[i] === '"') return quoted();
+    const name = NAME.exec(text.slice(i))?.[0] ?? fail();
+    i += name.length;
+    return name;
+  }
+
+  function bare(): Printed {
+    const start = i;
+    while (i < text.length && !',}]'.includes(text[i]!)) i++;
+    const raw = text.slice(start, i).trim();
+    if (raw === '') fail();
+    return raw === 'nil' ? null : raw;
+  }
+
+  function value(): Printed {
+    space();
+    const c = text[i];
+    if (c === '{') return hash();
+    if (c === '[') return array();
+    if (c === '"') return quoted();
+    if (c === ':' && text[i + 1] !== ':') return symbol();
+    return bare();
+  }
+
+  function array(): Printed[] {
+    i++;
+    const out: Printed[] = [];
+    space();
+    if (text[i] === ']') {
+      i++;
+      return out;
+    }
+    for (;;) {
+      out.push(value());
+      space();
+      if (text[i] === ',') {
+        i++;
+        continue;
+      }
+      if (text[i] === ']') {
+        i++;
+        return out;
+      }
+      fail();
+    }
+  }
+
+  function key(): string {
+    space();
+    const c = text[i];
+    let name: string;
+    if (c === ':') name = symbol();
+    else if (c === '"') name = quoted();
+    else {
+      name = NAME.exec(text.slice(i))?.[0] ?? fail();
+      i += name.length;
+      // A bare word is a key only in the `name: value` form.
+      if (text[i] !== ':') fail();
+    }
+    space();
+    if (text.startsWith('=>', i)) i += 2;
+    else if (text[i] === ':' && text[i + 1] !== ':') i++;
+    else fail();
+    return name;
+  }
+
+  function hash(): { [key: string]: Printed } {
+    i++;
+    const out: { [key: string]: Printed } = {};
+    space();
+    if (text[i] === '}') {
+      i++;
+      return out;
+    }
+    for (;;) {
+      const k = key();
+      const v = value();
+      if (v !== null) out[k] = v;
+      space();
+      if (text[i] === ',') {
+        i++;
+        continue;
+      }
+      if (text[i] === '}') {
+        i++;
+        return out;
+      }
+      fail();
+    }
+  }
+
+  try {
+    const result = value();
+    space();
+    return i === text.length ? result : undefined;
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}
