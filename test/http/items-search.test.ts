@@ -483,6 +483,22 @@ for (const engine of ENGINES) {
         assert.deepEqual(res.body.data.map(nameOf), ALL);
       });
 
+      it('bug: include[] on the list was ignored — it limits the values to those fields (ids or refs), as search does with include', async () => {
+        const ageId = (await h.get('/v0/collections/people/fields/age')).body.id;
+        const res = await h.get(`${PEOPLE}?sort[]=-age&limit=3&include[]=name&include[]=${ageId}`);
+        assert.equal(res.status, 200, res.text);
+        for (const item of res.body.data) assert.deepEqual(Object.keys(item.values).sort(), ['age', 'name']);
+        assert.deepEqual(res.body.data.map(nameOf), (await h.get(`${PEOPLE}?sort[]=-age&limit=3`)).body.data.map(nameOf));
+        // Pages keep the selection.
+        const next = await h.get(`${PEOPLE}?sort[]=-age&limit=3&include[]=name&after=${encodeURIComponent(res.body.meta.cursors.next)}`);
+        assert.equal(next.status, 200, next.text);
+        for (const item of next.body.data) assert.deepEqual(Object.keys(item.values), ['name']);
+        const bad = await h.get(`${PEOPLE}?include[]=name&include[]=nope`);
+        assert.equal(bad.status, 422, bad.text);
+        assert.equal(bad.body.errors[0].source.parameter, 'include[]');
+        assert.match(bad.body.errors[0].detail, /nope/);
+      });
+
       it('refuses an unknown sort field and a cursor of another sort', async () => {
         const bad = await h.get(`${PEOPLE}?sort[]=nope`);
         assert.equal(bad.status, 422, bad.text);

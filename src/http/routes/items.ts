@@ -4,7 +4,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { prepareQuery, runQuery, type ItemPage } from '../../domain/item-reads.ts';
 import { ListOf, PageQuery } from '../schemas/common.ts';
 import { createItem, deleteItem, findItem, updateItem, upsertItem } from '../../domain/item-writes.ts';
-import { loadSchema } from '../../domain/collection-schema.ts';
+import { fieldByKey, loadSchema, type CollectionSchema } from '../../domain/collection-schema.ts';
+import { AppError } from '../../domain/errors.ts';
 import {
   CollectionParams,
   ItemParams,
@@ -20,6 +21,17 @@ import {
 } from '../schemas/items.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
+/** The field ids the list's `include[]` names (ids or refs); an unknown one → 422 naming include[], as sort[] does. */
+function selectedFields(schema: CollectionSchema, include: string[]): Set<string> {
+  return new Set(
+    include.map((key) => {
+      const field = fieldByKey(schema, key);
+      if (!field) throw new AppError('validation_failed', `include[] takes field ids or refs; ${schema.collection.ref} has no field "${key}"`, { parameter: 'include[]' });
+      return field.id;
+    }),
+  );
+}
+
 export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {
   const listName = (collectionId: string, signature: string) => `items/${collectionId}/${signature}`;
 
@@ -27,11 +39,12 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     '/collections/:collection_id/items',
     { schema: { params: CollectionParams, querystring: ItemListQuery, response: { 200: ListOf(ItemWire) } } },
     async (req) => {
-      const { sort, ...pageQuery } = req.query;
+      const { sort, include, ...pageQuery } = req.query;
       const prepared = await prepareQuery(store, req.principal.orgId, req.params.collection_id, { sort: sort ?? [] }, () => ({ parameter: 'sort[]' }));
+      const only = include === undefined ? undefined : selectedFields(prepared.schema, include);
       const list = listName(prepared.schema.collection.id, prepared.orderSignature);
       const result = await runQuery(store, req.principal.orgId, prepared, listing.page(req, pageQuery, list));
-      return listing.envelope(req, list, result.page, (item) => renderItem(item, result.schema));
+      return listing.envelope(req, list, result.page, (item) => renderItem(item, result.schema, only));
     },
   );
 

@@ -26,7 +26,12 @@ const SortKeys = Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
   description: `up to ${MAX_SORT_KEYS} field refs or ids, \`-\` for descending`,
 });
 
-export const ItemListQuery = Type.Object({ ...PageQuery.properties, sort: Type.Optional(SortKeys) });
+/** `include[]`: the fields to return (ids or refs), as the TypeScript SDK (and Ruby's until May 2026) sends it. */
+export const ItemListQuery = Type.Object({
+  ...PageQuery.properties,
+  sort: Type.Optional(SortKeys),
+  include: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 1000 })),
+});
 
 export const SearchBody = Type.Object({
   filter: Type.Optional(Type.Unknown()),
