@@ -25,8 +25,11 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Bearer JWTs are accepted when one of secret, public key file or JWKS file is set. */
   readonly jwt: JwtSettings;
-  /** Where uploaded files are kept (`blobs/` inside it). */
-  readonly dataDir: string;
+  /**
+   * Where uploaded files are kept (`blobs/` inside it). Undefined for a throw-away (`:memory:`) database
+   * without TYCHO_DATA_DIR: its uploads go to a temporary directory that goes away with the process.
+   */
+  readonly dataDir: string | undefined;
   readonly uploadLimit: number;
 }
 
@@ -38,6 +41,28 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_DATABASE = './data/tycho.sqlite';
+
+/** Every variable loadConfig reads (the CLI lists them in its usage and passes each command only its own). */
+export const CONFIG_VARIABLES = [
+  'PORT',
+  'HOST',
+  'DATABASE_URL',
+  'DATABASE_POOL_SIZE',
+  'TYCHO_API_KEY',
+  'LOG_LEVEL',
+  'TYCHO_BODY_LIMIT',
+  'TYCHO_DATA_DIR',
+  'TYCHO_UPLOAD_LIMIT',
+  'RATE_LIMITS',
+  'RATE_LIMIT_READS',
+  'RATE_LIMIT_WRITES',
+  'REDIS_URL',
+  'JWT_SECRET',
+  'JWT_PUBLIC_KEY_FILE',
+  'JWT_JWKS_FILE',
+  'JWT_ISSUER',
+  'JWT_AUDIENCE',
+] as const;
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -55,7 +80,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     rateLimits: rateLimits(env),
     redisUrl: redisUrl(env.REDIS_URL),
     jwt: jwtSettings(env),
-    dataDir: resolve(cwd, nonEmpty(env.TYCHO_DATA_DIR) ?? dataDirOf(parseDatabaseUrl(databaseUrl, cwd))),
+    dataDir: dataDirOf(nonEmpty(env.TYCHO_DATA_DIR), parseDatabaseUrl(databaseUrl, cwd), cwd),
     uploadLimit: integer(env, 'TYCHO_UPLOAD_LIMIT', 25 * 1024 * 1024, 1, 10 * 1024 * 1024 * 1024),
   });
 }
@@ -81,9 +106,11 @@ export function parseDatabaseUrl(url: string, cwd: string, poolSize = 10): Datab
   return { engine: 'sqlite', path: resolve(cwd, url) };
 }
 
-/** Beside the SQLite file; `./data` otherwise. */
-function dataDirOf(location: DatabaseLocation): string {
-  return location.engine === 'sqlite' && location.path !== ':memory:' ? dirname(location.path) : './data';
+/** TYCHO_DATA_DIR when set; else beside the SQLite file, none for an in-memory one, `./data` for PostgreSQL. */
+function dataDirOf(explicit: string | undefined, location: DatabaseLocation, cwd: string): string | undefined {
+  if (explicit !== undefined) return resolve(cwd, explicit);
+  if (location.engine === 'postgres') return resolve(cwd, './data');
+  return location.path === ':memory:' ? undefined : dirname(location.path);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,6 +1,8 @@
 // What both the server and the CLI need before they act: the store opened and migrated, the default
-// organization and the configured API key in place, and the shared cursor secret.
+// organization and the configured API key in place, the shared cursor secret, and where uploads are kept.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createApiKey, ensureApiKey } from './domain/api-keys.ts';
 import { DEFAULT_ORG_NAME, ensureOrganization, type Organization } from './domain/organizations.ts';
 import { openStore } from './store/open-store.ts';
@@ -18,12 +20,35 @@ export interface Runtime {
   defaultOrg: Organization;
   /** A key made because the database was new and no TYCHO_API_KEY was given; shown once. */
   firstKey: string | undefined;
+  /** Closes the store and removes a temporary data directory. */
+  close(): Promise<void>;
 }
 
-/** `firstKey`: make a key when the database is new (the server does; CLI commands make their own). */
 /** The database could not be opened or migrated; the message says why. */
 export class DatabaseOpenError extends Error {}
 
+/** Temporary data directories of throw-away databases, removed at exit if nobody closed their runtime. */
+const temporaryDirs = new Set<string>();
+let exitHookInstalled = false;
+
+function temporaryDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tycho-data-'));
+  temporaryDirs.add(dir);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const path of temporaryDirs) rmSync(path, { recursive: true, force: true });
+    });
+  }
+  return dir;
+}
+
+function removeTemporaryDir(dir: string): void {
+  temporaryDirs.delete(dir);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** `firstKey`: make a key when the database is new (the server does; CLI commands make their own). */
 export async function openRuntime(config: Config, options: { firstKey?: boolean } = {}): Promise<Runtime> {
   let store: Store;
   try {
@@ -41,8 +66,17 @@ export async function openRuntime(config: Config, options: { firstKey?: boolean 
     } else if (created && options.firstKey) {
       firstKey = (await createApiKey(store, organization.id, { name: 'first key' })).token;
     }
-    const blobs = localBlobStore(join(config.dataDir, 'blobs'));
-    return { store, cursorSecret, downloadSecret, blobs, defaultOrg: organization, firstKey };
+    // A throw-away database's uploads must not outlive it in ./data.
+    const temporary = config.dataDir === undefined ? temporaryDataDir() : undefined;
+    const blobs = localBlobStore(join(config.dataDir ?? temporary!, 'blobs'));
+    const close = async () => {
+      try {
+        await store.close();
+      } finally {
+        if (temporary) removeTemporaryDir(temporary);
+      }
+    };
+    return { store, cursorSecret, downloadSecret, blobs, defaultOrg: organization, firstKey, close };
   } catch (error) {
     await store.close();
     throw error;

@@ -1,8 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import fc from 'fast-check';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../src/config.ts';
+import { openRuntime } from '../../src/runtime.ts';
 
 const CWD = resolve('/srv/tycho');
 
@@ -141,5 +144,52 @@ describe('loadConfig', () => {
         assert.equal(config.databaseUrl, url);
       });
     }
+  });
+
+  it('reads no variable outside CONFIG_VARIABLES (the CLI passes each command only the ones it lists)', () => {
+    const read = new Set<string>();
+    const env = new Proxy({} as Record<string, string | undefined>, {
+      get(_target, name) {
+        if (typeof name === 'string') read.add(name);
+        return undefined;
+      },
+    });
+    loadConfig(env, CWD);
+    assert.deepEqual([...read].filter((name) => !(CONFIG_VARIABLES as readonly string[]).includes(name)), []);
+  });
+
+  describe('where uploads are kept', () => {
+    it('beside a SQLite file; in ./data for PostgreSQL; TYCHO_DATA_DIR wins', () => {
+      assert.equal(loadConfig({ DATABASE_URL: '/var/lib/tycho/db.sqlite' }, CWD).dataDir, '/var/lib/tycho');
+      assert.equal(loadConfig({}, CWD).dataDir, resolve(CWD, 'data'));
+      assert.equal(loadConfig({ DATABASE_URL: 'postgres://h/db' }, CWD).dataDir, resolve(CWD, 'data'));
+      assert.equal(loadConfig({ DATABASE_URL: 'postgres://h/db', TYCHO_DATA_DIR: 'files' }, CWD).dataDir, resolve(CWD, 'files'));
+    });
+
+    it('DATABASE_URL=:memory: has no data directory of its own (was: ./data), unless TYCHO_DATA_DIR is set', () => {
+      for (const url of [':memory:', 'file::memory:']) {
+        assert.equal(loadConfig({ DATABASE_URL: url }, CWD).dataDir, undefined);
+        assert.equal(loadConfig({ DATABASE_URL: url, TYCHO_DATA_DIR: '/srv/uploads' }, CWD).dataDir, '/srv/uploads');
+      }
+    });
+
+    it('a :memory: runtime keeps uploads in a temporary directory that closing it removes', async () => {
+      const saved = process.env.TMPDIR;
+      const temp = mkdtempSync(join(tmpdir(), 'tycho-config-test-'));
+      process.env.TMPDIR = temp;
+      try {
+        const runtime = await openRuntime(loadConfig({ DATABASE_URL: ':memory:', LOG_LEVEL: 'silent' }, CWD));
+        await runtime.blobs.put('org/blob', Buffer.from('contents'));
+        const [dir, ...others] = readdirSync(temp);
+        assert.ok(dir?.startsWith('tycho-data-') && others.length === 0, readdirSync(temp).join(', '));
+        assert.deepEqual(await runtime.blobs.get('org/blob'), Buffer.from('contents'));
+        await runtime.close();
+        assert.deepEqual(readdirSync(temp), []);
+      } finally {
+        if (saved === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = saved;
+        rmSync(temp, { recursive: true, force: true });
+      }
+    });
   });
 });
