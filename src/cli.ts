@@ -6,11 +6,14 @@ import { DEFAULT_ORG_NAME, ensureOrganization, type Organization } from './domai
 import { createInbox } from './domain/inboxes.ts';
 import type { Store } from './store/store.ts';
 
+/** `createOrg`: an `org` that does not exist is created; without it a mistyped name is refused. */
 export async function keysCreate(
   store: Store,
-  options: { org?: string; readOnly: boolean; name?: string },
+  options: { org?: string; createOrg?: boolean; readOnly: boolean; name?: string },
 ): Promise<string[]> {
-  const { organization, created } = await ensureOrganization(store, options.org ?? DEFAULT_ORG_NAME);
+  const { organization, created } = options.createOrg
+    ? await ensureOrganization(store, options.org ?? DEFAULT_ORG_NAME)
+    : { organization: await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'or pass --create-org to create it'), created: false };
   const { key, token } = await createApiKey(store, organization.id, { name: options.name ?? null, readOnly: options.readOnly });
   const lines = created ? [`Created organization "${organization.name}" (${organization.id}) with its system collections.`] : [];
   lines.push(`Created ${key.readOnly ? 'read-only' : 'read-write'} API key ${key.prefix}… for organization "${organization.name}". It is shown only once:`);
@@ -43,7 +46,7 @@ export async function keysRevoke(store: Store, prefix: string): Promise<string[]
 }
 
 export async function inboxesCreate(store: Store, options: { org?: string; name: string; email: string }): Promise<string[]> {
-  const { organization } = await ensureOrganization(store, options.org ?? DEFAULT_ORG_NAME);
+  const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'or create it with: tycho keys create --org NAME --create-org');
   const inbox = await createInbox(store, organization.id, { name: options.name, email: options.email });
   return [`Created inbox "${inbox.name}" <${inbox.email}> in organization "${organization.name}":`, inbox.id];
 }
@@ -57,10 +60,19 @@ export async function orgsList(store: Store): Promise<string[]> {
   );
 }
 
-function findOrg(orgs: Organization[], name: string): Organization {
-  const org = orgs.find((o) => o.name === name);
-  if (!org) throw new AppError('not_found', `no organization is named "${name}" (see: tycho orgs list)`);
-  return org;
+async function existingOrg(store: Store, name: string, remedy: string): Promise<Organization> {
+  return findOrg(await store.organizations.list(), name, remedy);
+}
+
+/** The organization named `name`; a name that matches none is refused with the names that exist. */
+function findOrg(orgs: Organization[], name: string, remedy?: string): Organization {
+  const wanted = name.trim();
+  const org = orgs.find((o) => o.name === wanted);
+  if (org) return org;
+  const shown = orgs.slice(0, 20).map((o) => JSON.stringify(o.name));
+  if (orgs.length > shown.length) shown.push(`and ${orgs.length - shown.length} more (see: tycho orgs list)`);
+  const names = shown.join(', ');
+  throw new AppError('not_found', `no organization is named ${JSON.stringify(name)}; the organizations are ${names}${remedy ? ` (use one of them, ${remedy})` : ''}`);
 }
 
 function table(header: string[], rows: string[][]): string[] {

@@ -2,13 +2,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = 'bin/tycho.mjs';
+const BIN = join(ROOT, 'bin/tycho.mjs');
 const KEY_LINE = /^tycho_[1-9A-HJ-NP-Za-km-z]{44}$/;
 const LISTENING = /^Tycho is listening on (http:\/\/[^\s]+)/m;
 /** Only a guard against a hung child (generous: a loaded CI machine is slow to start one); no test asserts on time. */
@@ -18,12 +19,12 @@ const children = new Set<ChildProcess>();
 
 function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'TYCHO_API_KEY', 'TYCHO_BODY_LIMIT', 'NODE_TEST_CONTEXT']) delete env[name];
+  for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'TYCHO_API_KEY', 'TYCHO_BODY_LIMIT', 'TYCHO_DATA_DIR', 'NODE_TEST_CONTEXT']) delete env[name];
   return { ...env, LOG_LEVEL: 'silent', ...extra };
 }
 
-function start(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+function start(args: string[], env: Record<string, string>, cwd = ROOT): ChildProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -66,8 +67,8 @@ class Server {
   stderr = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(env: Record<string, string>) {
-    this.child = start(['serve'], { PORT: '0', ...env });
+  constructor(env: Record<string, string>, cwd?: string) {
+    this.child = start(['serve'], { PORT: '0', ...env }, cwd);
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (this.stdout += chunk));
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
@@ -131,21 +132,84 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
 
   describe('usage and configuration errors', { concurrency: true }, () => {
     const env = () => ({ DATABASE_URL: join(dir, 'usage.sqlite') });
-    const wrong: [string, string[]][] = [
-      ['an unknown keys command', ['keys', 'frobnicate']],
-      ['an unknown option', ['keys', 'create', '--bogus']],
-      ['keys revoke without a prefix', ['keys', 'revoke']],
-      ['no command', []],
+    // The general usage for a wrong command; the command's own usage for a wrong use of a command.
+    const wrong: [string, string[], RegExp][] = [
+      ['an unknown keys command', ['keys', 'frobnicate'], /Usage: tycho <command>[^]*keys create/],
+      ['a group without its action', ['keys'], /"keys" needs one of: tycho keys create, tycho keys list, tycho keys revoke[^]*Usage: tycho <command>/],
+      ['an unknown option', ['keys', 'create', '--bogus'], /Usage: tycho keys create /],
+      ['keys revoke without a prefix', ['keys', 'revoke'], /Usage: tycho keys revoke PREFIX/],
+      ['--create-org without --org', ['keys', 'create', '--create-org'], /--create-org needs --org NAME[^]*Usage: tycho keys create /],
+      ['no command', [], /Usage: tycho <command>[^]*keys create/],
     ];
-    for (const [label, args] of wrong) {
+    for (const [label, args, usage] of wrong) {
       it(`exits 2 with the usage on stderr for ${label}`, async () => {
         const result = await run(args, env());
         assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
-        assert.match(result.stderr, /Usage: tycho/);
-        assert.match(result.stderr, /keys create/);
+        assert.match(result.stderr, usage);
         assert.equal(result.stdout, '');
       });
     }
+
+    it('--version prints the version of package.json (was: an unknown command)', async () => {
+      const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+      const result = await run(['--version'], env());
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout.trim(), `tycho ${version}`);
+    });
+
+    it('--help lists every command with its options, and the environment', async () => {
+      const result = await run(['--help'], env());
+      assert.equal(result.code, 0, result.stderr);
+      for (const command of ['serve', 'keys create [--org NAME [--create-org]] [--read-only] [--name LABEL]', 'keys list [--org NAME]', 'keys revoke PREFIX', 'orgs list', 'inboxes create --name NAME --email ADDRESS [--org NAME]']) {
+        assert.ok(result.stdout.includes(`  ${command}`), `${command} missing from:\n${result.stdout}`);
+      }
+      assert.match(result.stdout, /Environment/);
+      assert.match(result.stdout, /TYCHO_UPLOAD_LIMIT/);
+    });
+
+    // What each command's own usage must show: its arguments and options, and the variables it reads.
+    const STORE_ENV = ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'TYCHO_API_KEY'];
+    const commands: [string[], string[], string[]][] = [
+      [['serve'], [], ['PORT', 'HOST', ...STORE_ENV, 'LOG_LEVEL', 'TYCHO_BODY_LIMIT', 'TYCHO_DATA_DIR', 'TYCHO_UPLOAD_LIMIT', 'RATE_LIMITS', 'REDIS_URL', 'JWT_SECRET', 'JWT_AUDIENCE']],
+      [['keys', 'create'], ['--org NAME', '--create-org', '--read-only', '--name LABEL'], STORE_ENV],
+      [['keys', 'list'], ['--org NAME'], STORE_ENV],
+      [['keys', 'revoke'], ['PREFIX'], STORE_ENV],
+      [['orgs', 'list'], [], STORE_ENV],
+      [['inboxes', 'create'], ['--name NAME', '--email ADDRESS', '--org NAME'], STORE_ENV],
+    ];
+    for (const [command, options, variables] of commands) {
+      it(`tycho ${command.join(' ')} --help prints its options and environment and exits 0 (was: the general usage or an error)`, async () => {
+        for (const help of [[...command, '--help'], [...command, '-h'], ['help', ...command]]) {
+          const result = await run(help, env());
+          assert.equal(result.code, 0, `${help.join(' ')}: ${result.stderr}`);
+          assert.ok(result.stdout.startsWith(`Usage: tycho ${command.join(' ')}`), result.stdout);
+          for (const option of [...options, '-h, --help']) assert.ok(result.stdout.includes(`  ${option}`), `${option} missing from:\n${result.stdout}`);
+          const environment = result.stdout.slice(result.stdout.indexOf('Environment'));
+          for (const variable of variables) assert.match(environment, new RegExp(`\\b${variable}\\b`), `${variable} missing from:\n${result.stdout}`);
+          if (command[0] !== 'serve') assert.doesNotMatch(environment, /\bPORT\b/, 'only what the command reads');
+        }
+      });
+    }
+
+    it('a port already in use prints one line naming it and exits 1, without a stack trace (was: a stack trace)', async () => {
+      const blocker = net.createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      const { port } = blocker.address() as net.AddressInfo;
+      try {
+        const result = await run(['serve'], { ...env(), PORT: String(port) });
+        assert.equal(result.code, 1, result.stderr);
+        assert.deepEqual(lines(result.stderr), [`tycho: port ${port} on 127.0.0.1 is already in use; set PORT to another port (0 picks a free one)`]);
+        assert.doesNotMatch(result.stdout, LISTENING);
+      } finally {
+        blocker.close();
+      }
+    });
+
+    it('a variable another command reads does not stop keys list (was: a bad PORT failed every command)', async () => {
+      const result = await run(['orgs', 'list'], { ...env(), PORT: 'abc', LOG_LEVEL: 'loud' });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /\bdefault\b/);
+    });
 
     it('exits 1 naming PORT when PORT is not a number', async () => {
       const result = await run(['serve'], { ...env(), PORT: 'abc' });
@@ -176,12 +240,25 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
       assert.match(firstKey, KEY_LINE);
     });
 
-    it('keys create --org acme --read-only --name ci creates the organization acme', async () => {
-      const result = await run(['keys', 'create', '--org', 'acme', '--read-only', '--name', 'ci'], env());
+    it('keys create --org with a name that does not exist exits 1, lists the organizations and creates nothing (was: silently created it)', async () => {
+      const result = await run(['keys', 'create', '--org', 'defualt'], env());
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(result.stdout, '');
+      assert.match(result.stderr, /no organization is named "defualt"; the organizations are "default" \(use one of them, or pass --create-org to create it\)/);
+      const inbox = await run(['inboxes', 'create', '--name', 'Support', '--email', 'support@tycho.test', '--org', 'defualt'], env());
+      assert.equal(inbox.code, 1, inbox.stderr);
+      assert.match(inbox.stderr, /no organization is named "defualt"; the organizations are "default"/);
+      const orgs = await run(['orgs', 'list'], env());
+      assert.deepEqual(lines(orgs.stdout).slice(1).map((l) => l.split(/\s{2,}/)[1]), ['default']);
+    });
+
+    it('keys create --org acme --create-org --read-only --name ci creates the organization acme', async () => {
+      const result = await run(['keys', 'create', '--org', 'acme', '--create-org', '--read-only', '--name', 'ci'], env());
       assert.equal(result.code, 0, result.stderr);
       ciKey = lastLine(result.stdout);
       assert.match(ciKey, KEY_LINE);
       assert.notEqual(ciKey, firstKey);
+      assert.match(result.stdout, /^Created organization "acme"/m);
 
       const [orgs, keys] = await Promise.all([run(['orgs', 'list'], env()), run(['keys', 'list'], env())]);
       assert.equal(orgs.code, 0, orgs.stderr);
@@ -230,6 +307,13 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
       assert.doesNotMatch(row, /\bactive\b/);
       const first = lines(list.stdout).find((l) => l.startsWith(firstKey.slice(0, 14)));
       assert.match(first ?? '', /\bactive\b/, 'other keys stay active');
+    });
+
+    it('keys create --org for an organization that exists needs no --create-org', async () => {
+      const result = await run(['keys', 'create', '--org', 'acme'], env());
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(lastLine(result.stdout), KEY_LINE);
+      assert.doesNotMatch(result.stdout, /Created organization/);
     });
   });
 
@@ -320,6 +404,45 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
       const { code } = await withKey.stop('SIGTERM');
       assert.equal(code, 0, withKey.stderr);
       assert.equal(lines(withKey.stdout).filter((l) => /^tycho_/.test(l)).length, 0, withKey.stdout);
+    });
+  });
+
+  describe('a throw-away database (DATABASE_URL=:memory:)', { concurrency: false }, () => {
+    const upload = async (url: string, key: string) => {
+      const form = new FormData();
+      form.append('file', new Blob(['kept only while the server runs']), 'note.txt');
+      return fetch(`${url}/v0/files`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    };
+
+    it('keeps uploads in a temporary directory removed at exit, not in ./data (was: ./data)', async () => {
+      const cwd = mkdtempSync(join(dir, 'cwd-'));
+      const temp = mkdtempSync(join(dir, 'tmp-'));
+      const server = new Server({ DATABASE_URL: ':memory:', TMPDIR: temp }, cwd);
+      const url = await server.url();
+      const key = (await server.waitFor(/^(tycho_\S+)$/m))[1]!;
+      assert.equal((await upload(url, key)).status, 201);
+      // tsx keeps its own cache in TMPDIR too.
+      const dataDirs = () => readdirSync(temp).filter((name) => name.startsWith('tycho-data-'));
+      const dirs = dataDirs();
+      assert.equal(dirs.length, 1, `one temporary data directory: ${readdirSync(temp).join(', ')}`);
+      assert.equal(readdirSync(join(temp, dirs[0]!, 'blobs'), { recursive: true }).length > 0, true, 'the upload is in it');
+      const { code } = await server.stop('SIGTERM');
+      assert.equal(code, 0, server.stderr);
+      assert.deepEqual(dataDirs(), [], 'removed at exit');
+      assert.equal(existsSync(join(cwd, 'data')), false, 'nothing in ./data');
+    });
+
+    it('TYCHO_DATA_DIR set explicitly still wins, and is kept', async () => {
+      const dataDir = mkdtempSync(join(dir, 'data-'));
+      const temp = mkdtempSync(join(dir, 'tmp-'));
+      const server = new Server({ DATABASE_URL: ':memory:', TYCHO_DATA_DIR: dataDir, TMPDIR: temp });
+      const url = await server.url();
+      const key = (await server.waitFor(/^(tycho_\S+)$/m))[1]!;
+      assert.equal((await upload(url, key)).status, 201);
+      assert.deepEqual(readdirSync(temp).filter((name) => name.startsWith('tycho-data-')), [], 'no temporary data directory');
+      const { code } = await server.stop('SIGTERM');
+      assert.equal(code, 0, server.stderr);
+      assert.ok(readdirSync(join(dataDir, 'blobs'), { recursive: true }).length > 0, 'the upload stays in TYCHO_DATA_DIR');
     });
   });
 });
