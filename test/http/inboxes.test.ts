@@ -264,6 +264,13 @@ for (const engine of ENGINES) {
     });
 
     it('--org puts the inbox in that organization only', async () => {
+      // inboxes create never creates an organization: a mistyped --org must not make one.
+      const setup = await openApp(db.url);
+      try {
+        await ensureOrganization(setup.runtime.store, 'acme');
+      } finally {
+        await setup.close();
+      }
       const run = await tycho(['inboxes', 'create', '--name', 'Acme desk', '--email', 'desk@acme.example', '--org', 'acme'], db.env);
       assert.equal(run.code, 0, run.stderr);
       const id = lastLine(run.stdout);
