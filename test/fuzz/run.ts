@@ -15,6 +15,7 @@ const OPTIONS: Record<string, string> = {
   '--shrink-ms': 'FUZZ_SHRINK_MS',
   '--max-findings': 'FUZZ_MAX_FINDINGS',
   '--report': 'FUZZ_REPORT',
+  '--replay': 'FUZZ_REPLAY',
 };
 
 const usage = `usage: npm run fuzz -- [--runs N] [--seed S] [--ops REGEX] [--engine sqlite|postgres] [--slow-ms MS] [--report FILE]
@@ -22,7 +23,8 @@ const usage = `usage: npm run fuzz -- [--runs N] [--seed S] [--ops REGEX] [--eng
   --seed S        fast-check seed (default: random, printed)
   --ops REGEX     only operations whose "METHOD /path" matches
   --engine E      only this engine (PostgreSQL runs when TEST_DATABASE_URL is set)
-  --report FILE   write every finding as JSON to FILE`;
+  --report FILE   write every finding as JSON to FILE
+  --replay S:P    replay one counterexample (with --ops and the same --seed), as a finding prints it`;
 
 // Long-run defaults; FUZZ_* variables already in the environment win over them, options over both.
 const env: Record<string, string> = { FUZZ_RUNS: '500', FUZZ_SHRINK_RUNS: '200', FUZZ_SHRINK_MS: '15000', FUZZ_MAX_FINDINGS: '20' };

@@ -24,6 +24,15 @@ export interface FuzzConfig {
   maxFindings: number;
   /** Only operations whose name (`POST /v0/notes`) matches. */
   ops: RegExp | undefined;
+  /** Replays one counterexample (`<seed>:<path>` as a finding prints it) instead of searching. */
+  replay: { seed: number; path: string } | undefined;
+}
+
+function replayOf(text: string | undefined): FuzzConfig['replay'] {
+  if (!text) return undefined;
+  const match = /^(-?\d+):([\d:]+)$/.exec(text.trim());
+  if (!match) throw new Error(`FUZZ_REPLAY must be <seed>:<path> as a finding prints it, got "${text}"`);
+  return { seed: Number(match[1]), path: match[2]! };
 }
 
 const int = (name: string, fallback: number): number => {
@@ -47,6 +56,7 @@ export function configFromEnv(): FuzzConfig {
     shrinkMs: int('FUZZ_SHRINK_MS', 4000),
     maxFindings: int('FUZZ_MAX_FINDINGS', 8),
     ops: process.env.FUZZ_OPS ? new RegExp(process.env.FUZZ_OPS) : undefined,
+    replay: replayOf(process.env.FUZZ_REPLAY),
   };
 }
 
@@ -67,6 +77,8 @@ export interface Finding {
   response: string;
   serverErrors: string[];
   replay: string;
+  /** fast-check's counterexample: the generated request spec, before fixture markers are resolved. */
+  spec: string;
 }
 
 /** Sends requests and keeps the "before" fingerprint needed to judge the next failing one. */
@@ -178,7 +190,8 @@ export async function fuzzOperation(session: Session, op: Operation): Promise<Fi
       }
       throw new FindingError(fresh, outcome);
     });
-    const details = await fc.check(property, { seed, numRuns: remaining });
+    const replay = config.replay;
+    const details = await fc.check(property, replay ? { seed: replay.seed, path: replay.path, endOnFailure: true } : { seed, numRuns: remaining });
     if (!details.failed) break;
     const error = details.errorInstance;
     if (!(error instanceof FindingError)) throw error instanceof Error ? error : new Error(String(error));
@@ -195,9 +208,13 @@ export async function fuzzOperation(session: Session, op: Operation): Promise<Fi
         status: res.status,
         response: responseText(res),
         serverErrors: res.serverErrors,
-        replay: `fast-check seed ${details.seed}, path "${details.counterexamplePath}" (after ${details.numRuns} runs, ${details.numShrinks} shrinks)`,
+        replay:
+          `after ${details.numRuns} runs and ${details.numShrinks} shrinks; replay: FUZZ_OPS='^${op.name.replace(/[{}]/g, '\\$&')}$' ` +
+          `FUZZ_REPLAY=${details.seed}:${details.counterexamplePath} (same FUZZ_SEED; fixtures may differ when run alone)`,
+        spec: abbreviate(fc.stringify(details.counterexample?.[0]), 800),
       });
     }
+    if (replay) break;
     remaining -= details.numRuns;
     seed = (Math.imul(seed, 31) + 7) >>> 0;
   }
@@ -212,6 +229,7 @@ export function formatFinding(f: Finding): string {
     '  request:',
     indent(f.request),
     `  response: ${f.response}`,
+    `  spec: ${f.spec}`,
     `  ${f.replay}`,
   ].join('\n');
 }
