@@ -42,6 +42,8 @@ export interface Entry {
   alt?: string;
   /** Ids of the records it lives under, by path parameter name (`collection_id`, `message_id`, `org`). */
   parent?: Record<string, string>;
+  /** A field's type (for PATCH bodies that keep it). */
+  type?: string;
 }
 
 export interface FieldInfo {
@@ -50,6 +52,7 @@ export interface FieldInfo {
   type: string;
   cardinality: string;
   collection: string;
+  system: boolean;
 }
 
 export const RESOURCES = [
@@ -196,14 +199,15 @@ export async function refresh(h: FuzzHarness, fx: Fixtures): Promise<void> {
   for (const ref of [fx.customId, 'people', 'organizations']) {
     const collection = await expect(h, 'GET', `/v0/collections/${ref}`, undefined, 200);
     for (const f of collection.fields as any[]) {
-      fx.fields.push({ id: f.id, ref: f.ref, type: f.type, cardinality: f.cardinality, collection: collection.id });
-      pools.field.push({ id: f.id, alt: f.ref, parent: { collection_id: collection.id } });
+      fx.fields.push({ id: f.id, ref: f.ref, type: f.type, cardinality: f.cardinality, collection: collection.id, system: f.kind !== 'custom' });
+      pools.field.push({ id: f.id, alt: f.ref, parent: { collection_id: collection.id }, type: f.type });
       for (const o of f.options ?? []) pools.option.push({ id: o.id, parent: { collection_id: collection.id } });
       for (const s of f.funnel?.steps ?? []) pools.step.push({ id: s.id });
     }
   }
   // Custom fields first (the system ones refuse most changes), capped so indexes stay meaningful.
-  pools.field = pools.field.slice(0, 30);
+  const system = new Set(fx.fields.filter((f) => f.system).map((f) => f.id));
+  pools.field = [...pools.field.filter((e) => !system.has(e.id)), ...pools.field.filter((e) => system.has(e.id))].slice(0, 30);
 
   const funnels = await list('/v0/funnels?limit=100');
   pools.funnel = funnels.slice(0, POOL_SIZE).map((f) => ({ id: f.id }));
@@ -334,19 +338,26 @@ export function resolveInString(fx: Fixtures, text: string): string {
   return text.replace(MARKER, (_, kind: string, resource: string, index: string, form?: string) => (kind === 'FX' ? resolveId(fx, resource, Number(index), form) : '0'));
 }
 
-/** Resolves markers anywhere in a JSON-like value; a string that is only a lock marker becomes a number. */
-export async function resolveValue(h: FuzzHarness, fx: Fixtures, value: unknown): Promise<unknown> {
+/** Stands for the type of the field a request's path names (PATCH bodies must repeat it). */
+export const FIELD_TYPE_MARKER = '\u0002FIELDTYPE\u0002';
+
+/**
+ * Resolves markers anywhere in a JSON-like value; a string that is only a lock marker becomes a number.
+ * `fieldType` replaces FIELD_TYPE_MARKER.
+ */
+export async function resolveValue(h: FuzzHarness, fx: Fixtures, value: unknown, fieldType = 'field/text/single_line'): Promise<unknown> {
+  if (value === FIELD_TYPE_MARKER) return fieldType;
   if (typeof value === 'string') {
     const whole = WHOLE_MARKER.exec(value);
     if (whole && whole[1] === 'LOCK') return lockVersion(h, fx, whole[2] as 'note' | 'draft', Number(whole[3]));
     return resolveInString(fx, value);
   }
-  if (Array.isArray(value)) return Promise.all(value.map((v) => resolveValue(h, fx, v)));
+  if (Array.isArray(value)) return Promise.all(value.map((v) => resolveValue(h, fx, v, fieldType)));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // Own property even for "__proto__".
-      Object.defineProperty(out, resolveInString(fx, k), { value: await resolveValue(h, fx, v), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, resolveInString(fx, k), { value: await resolveValue(h, fx, v, fieldType), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import type { Operation, Parameter, Schema } from './openapi.ts';
 import type { WireRequest, FuzzHarness } from './harness.ts';
-import { entryOf, FIELD_SPECS, lockMarker, RESOURCES, resolveId, resolveInString, resolveValue, type Fixtures, type Resource } from './fixtures.ts';
+import { entryOf, FIELD_SPECS, FIELD_TYPE_MARKER, lockMarker, RESOURCES, resolveId, resolveInString, resolveValue, type Fixtures, type Resource } from './fixtures.ts';
 import { applyMutations, JSON_CONTENT_TYPES, mutationArb, RAW_BODIES, serialize, type Mutation } from './mutations.ts';
 import { defaultValuesArb, fieldKeyArb, filterArb, idMarker, nameArb, sortKeyArb, sortListArb, textArb, valuesMapArb } from './values.ts';
 
@@ -320,14 +320,19 @@ function baseBodyArb(op: Operation): fc.Arbitrary<unknown> {
       .map(([body, name, extra]) => ({ ...pickSome(extra), ...body, name }));
     return fc.oneof(coherent, generic);
   }
+  if (op.method === 'PATCH' && op.path.endsWith('/fields/{id}')) {
+    // The field's own type (a change of type is refused), with some of the generated changes.
+    const keeping = generic.map((extra) => ({ ...pickSome(extra, ['name', 'description', 'cardinality', 'required', 'unique', 'default_values']), type: FIELD_TYPE_MARKER }));
+    return fc.oneof(keeping, generic);
+  }
   return generic;
 }
 
 /** A few of the generated optional properties, to mix into a coherent body. */
-function pickSome(value: unknown): Record<string, unknown> {
+function pickSome(value: unknown, keys = ['cardinality', 'required', 'unique', 'description', 'default_values']): Record<string, unknown> {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (['cardinality', 'required', 'unique', 'description', 'default_values'].includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(value)) if (keys.includes(k)) out[k] = v;
   return out;
 }
 
@@ -752,6 +757,13 @@ function someIds(fx: Fixtures): string[] {
   return (['item', 'note', 'file', 'collection', 'field', 'option', 'foreign'] as Resource[]).map((r, i) => resolveId(fx, r, i));
 }
 
+/** The type of the field a request's path names, when it names one of the fixtures' fields. */
+function fieldTypeOf(fx: Fixtures, spec: RequestSpec): string | undefined {
+  const value = spec.path.id;
+  if (!value || value.t !== 'fx' || value.resource !== 'field') return undefined;
+  return entryOf(fx, 'field', value.index)?.type;
+}
+
 export interface Materialized {
   request: WireRequest;
   /** The JSON body as sent (before serialization), for reports; undefined for other bodies. */
@@ -773,7 +785,7 @@ export async function materialize(h: FuzzHarness, fx: Fixtures, op: Operation, s
   let json: unknown;
   const body = spec.body;
   if (body.t === 'json') {
-    const base = await resolveValue(h, fx, body.value);
+    const base = await resolveValue(h, fx, body.value, fieldTypeOf(fx, spec));
     json = applyMutations(base, body.mutations, someIds(fx));
     if (json !== undefined) payload = serialize(json);
     autoType = 'application/json';
