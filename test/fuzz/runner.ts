@@ -101,8 +101,13 @@ export class Session {
   async execute(op: Operation, spec: RequestSpec): Promise<Outcome> {
     const materialized = await materialize(this.h, this.fx, op, spec);
     this.before ??= await this.h.snapshot();
-    const response = await this.h.send(materialized.request, this.config.hangMs);
+    let response = await this.h.send(materialized.request, this.config.hangMs);
     this.requests++;
+    if (!response.hung && response.ms > this.config.slowMs) {
+      // Slow once may be a busy machine (npm test runs suites in parallel): slow twice is a finding.
+      const again = await this.h.send(materialized.request, this.config.hangMs);
+      if (!again.hung && again.ms < response.ms) response = { ...response, ms: again.ms };
+    }
     this.statuses.set(response.status, (this.statuses.get(response.status) ?? 0) + 1);
     if (process.env.FUZZ_LOG) {
       const error = response.body?.errors?.[0];
