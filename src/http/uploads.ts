@@ -5,6 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError, invalidAt } from '../domain/errors.ts';
 import type { Upload } from '../domain/files.ts';
+import { findNul } from './plugins/text-guard.ts';
 
 /** Part counts a multipart upload may have (the file size limit is TYCHO_UPLOAD_LIMIT). */
 export const MULTIPART_LIMITS = { files: 2, fields: 100, parts: 110 } as const;
@@ -46,6 +47,7 @@ export async function readUpload(request: FastifyRequest, options: { fileOptiona
   } catch (error) {
     throw multipartError(error);
   }
+  refuseNul(file, fields);
   const fileId = fields.file_id?.[0];
   if (!file && options.fileOptional && fileId !== undefined) return { filename: '', contentType: '', data: Buffer.alloc(0), fileId };
   if (!file) throw invalidAt('/file', 'the upload needs a "file" part with the file contents and a filename');
@@ -54,6 +56,17 @@ export async function readUpload(request: FastifyRequest, options: { fileOptiona
   const associations = parseAssociations(fields);
   if (associations) upload.associations = associations;
   return upload;
+}
+
+/** Text of a multipart body is held to the rule JSON bodies follow (text-guard.ts): no U+0000 anywhere. */
+function refuseNul(file: File | undefined, fields: Record<string, string[]>): void {
+  if (file && findNul([file.filename, file.contentType]) !== undefined) {
+    throw invalidAt('/file', 'the file part\'s filename and Content-Type must not contain the NUL character (U+0000)');
+  }
+  const path = findNul(fields);
+  if (path !== undefined) {
+    throw invalidAt(`/${path[0]!.replace(/~/g, '~0').replace(/\//g, '~1')}`, `the form field "${path[0]}" must not contain the NUL character (U+0000)`);
+  }
 }
 
 function parseAssociations(fields: Record<string, string[]>): { type: string; id: string }[] | undefined {

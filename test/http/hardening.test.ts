@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHarness, ENGINES, errorOf, type Harness } from '../helpers/harness.ts';
 import { createCollection, createField } from '../helpers/fields.ts';
+import { postMultipart } from '../helpers/multipart.ts';
 
 const text = (data: string) => ({ type: 'value/text/single_line', data });
 
@@ -139,6 +140,17 @@ for (const engine of ENGINES) {
       assert.equal((await h.get('/v0/collections/peo%00ple')).status, 404);
       assert.equal((await h.request('DELETE', '/v0/notes/%00')).status, 404);
       assert.equal(await itemCount(), before);
+    });
+
+    it('U+0000 in a multipart upload (filename, Content-Type, form fields) is a 422 and stores no file', async () => {
+      const files = async () => (await h.get('/v0/files?limit=100')).body.data.length;
+      const before = await files();
+      const file = { name: 'file', filename: 'a.txt', content: 'hello' };
+      expectError(await postMultipart(h, '/v0/files', [{ ...file, filename: 'a\u0000.txt' }]), 422, { pointer: '/file' });
+      expectError(await postMultipart(h, '/v0/files', [{ ...file, contentType: 'text/pl\u0000ain' }]), 422, { pointer: '/file' });
+      expectError(await postMultipart(h, '/v0/files', [file, { name: 'name', value: 'n\u0000' }]), 422, { pointer: '/name' });
+      expectError(await postMultipart(h, '/v0/files', [file, { name: 'associations[][id]', value: 'x\u0000' }]), 422, { pointer: '/associations[][id]' });
+      assert.equal(await files(), before);
     });
 
     it('texts longer than an index key keep exact equality and prefix search (2,001-line text, 8 kB URL, 667 €)', async () => {
