@@ -6,7 +6,7 @@ import { newId } from '../src/domain/ids.ts';
 import { indexEntries, type Item } from '../src/domain/items.ts';
 import { loadSchema } from '../src/domain/collection-schema.ts';
 import { createField } from '../src/domain/collection-fields.ts';
-import type { Store } from '../src/store/store.ts';
+import type { Store } from '../src/domain/ports/store.ts';
 
 export interface Dataset {
   collection: string;

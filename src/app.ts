@@ -6,7 +6,7 @@ import qs from 'qs';
 import swagger from '@fastify/swagger';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { createCursorCodec } from './domain/cursor.ts';
-import type { Store } from './store/store.ts';
+import type { Store } from './domain/ports/store.ts';
 import type { LogLevel } from './config.ts';
 import { registerErrorHandling, sendError, toAppError } from './http/plugins/error-handler.ts';
 import { answerClientError } from './http/plugins/client-errors.ts';
@@ -35,7 +35,7 @@ import { downloadRoutes } from './http/routes/downloads.ts';
 import multipart from '@fastify/multipart';
 import { MULTIPART_LIMITS } from './http/uploads.ts';
 import { createDownloadSigner } from './domain/downloads.ts';
-import type { BlobStore } from './store/blob-store.ts';
+import type { BlobStore } from './domain/ports/blob-store.ts';
 
 export interface AppOptions {
   store: Store;

@@ -4,7 +4,7 @@ import { createApiKey, revokeApiKey } from './domain/api-keys.ts';
 import { AppError } from './domain/errors.ts';
 import { DEFAULT_ORG_NAME, ensureOrganization, type Organization } from './domain/organizations.ts';
 import { createInbox } from './domain/inboxes.ts';
-import type { Store } from './store/store.ts';
+import type { Store } from './domain/ports/store.ts';
 
 /** `createOrg`: an `org` that does not exist is created; without it a mistyped name is refused. */
 export async function keysCreate(

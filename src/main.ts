@@ -9,7 +9,7 @@ import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
 import { inboxesCreate, keysCreate, keysList, keysRevoke, orgsList } from './cli.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
-import type { Store } from './store/store.ts';
+import type { Store } from './domain/ports/store.ts';
 
 class UsageError extends Error {}
 

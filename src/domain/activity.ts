@@ -7,7 +7,7 @@ import type { Principal } from './api-keys.ts';
 import { AppError, badParameter, orNotFound } from './errors.ts';
 import { parseQueryTime, QUERY_TIME_SHAPES, type Rounding } from './query-time.ts';
 import type { Page, PageRequest } from './pagination.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export type ConstituentRelation = 'actor' | 'object' | 'target';
 

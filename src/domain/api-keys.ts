@@ -4,7 +4,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from './errors.ts';
 import { encodeBase58, newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export interface ApiKey {
   id: string;

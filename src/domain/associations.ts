@@ -1,7 +1,7 @@
 // Associations of notes and files with items: pointers checked against the organization's items and
 // returned with the item's collection.
 import { invalidAt } from './errors.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export interface ItemAssociation {
   id: string;

@@ -19,7 +19,7 @@ import {
 import { createReverseFields, parseDefaults, stageFunnel } from './field-construction.ts';
 import { applyFieldChanges } from './field-updates.ts';
 import { removeFieldValues } from './value-cleanup.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export async function createField(
   store: Store,

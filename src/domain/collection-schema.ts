@@ -5,7 +5,7 @@ import type { Collection } from './collections.ts';
 import type { Field } from './fields.ts';
 import type { Funnel } from './funnels.ts';
 import type { ValueContext } from './field-types/index.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export interface CollectionSchema {
   collection: Collection;

@@ -7,7 +7,7 @@ import { timestamp, type Clock } from './clock.ts';
 import { buildFields, type FieldSpec } from './fields.ts';
 import { describeFields, type FieldView } from './field-views.ts';
 import type { Page, PageRequest } from './pagination.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export type CollectionKind = 'system' | 'form' | 'custom';
 

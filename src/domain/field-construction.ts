@@ -8,7 +8,7 @@ import { buildFields, type Field } from './fields.ts';
 import { createFunnel, type Funnel } from './funnels.ts';
 import type { FieldInput } from './field-params.ts';
 import { parseDefaultValue, ValueProblem } from './field-types/index.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 /** Static defaults are checked like item values; a `one` field takes at most one. */
 export function parseDefaults(values: unknown[], field: Field, funnel: Funnel | undefined): unknown[] {

@@ -4,7 +4,7 @@ import { invalidAt } from './errors.ts';
 import { newId } from './ids.ts';
 import { isCurrencyCode } from './currencies.ts';
 import type { ChoiceOption, FieldType } from './fields.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 import type { StepInput } from './funnels.ts';
 
 export interface OptionInput {

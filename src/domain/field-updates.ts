@@ -9,7 +9,7 @@ import { buildOptions, checkDefaultUnit, checkDescription, checkFieldName, rejec
 import { createReverseFields, parseDefaults } from './field-construction.ts';
 import { findCollection } from './collections.ts';
 import { removeFieldValues, removeRelationsInto, removeValuesByKey } from './value-cleanup.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 const SYSTEM_CHANGEABLE = ['type', 'name', 'description', 'required', 'unique', 'default_values'];
 const READONLY_CHANGEABLE = ['type', 'name', 'description'];

@@ -2,7 +2,7 @@
 // collections a relation allows, the reverse and source fields of two-way relations. Loaded in batches.
 import type { Field } from './fields.ts';
 import type { Funnel } from './funnels.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export interface CollectionRef {
   id: string;

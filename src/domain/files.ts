@@ -7,8 +7,8 @@ import { recordWrite } from './activity.ts';
 import { checkItemAssociations, type ItemAssociation } from './associations.ts';
 import type { Principal } from './api-keys.ts';
 import type { Page, PageRequest } from './pagination.ts';
-import type { BlobStore } from '../store/blob-store.ts';
-import type { Store } from '../store/store.ts';
+import type { BlobStore } from './ports/blob-store.ts';
+import type { Store } from './ports/store.ts';
 
 export interface StoredFile {
   id: string;

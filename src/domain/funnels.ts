@@ -4,7 +4,7 @@ import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import { removeFunnelSteps } from './value-cleanup.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export const STEP_TYPES = ['active', 'success', 'failure'] as const;
 export type StepType = (typeof STEP_TYPES)[number];

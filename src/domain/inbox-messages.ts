@@ -12,8 +12,8 @@ import type { ItemAssociation } from './associations.ts';
 import type { Principal } from './api-keys.ts';
 import type { BodyInput } from './notes.ts';
 import type { Page, PageRequest } from './pagination.ts';
-import type { BlobStore } from '../store/blob-store.ts';
-import type { RecordRepo, Store } from '../store/store.ts';
+import type { BlobStore } from './ports/blob-store.ts';
+import type { RecordRepo, Store } from './ports/store.ts';
 
 export type AddressRole = 'from' | 'reply_to' | 'to' | 'cc' | 'bcc';
 

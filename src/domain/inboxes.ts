@@ -3,7 +3,7 @@ import { AppError, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import type { Page, PageRequest } from './pagination.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export interface Inbox {
   id: string;

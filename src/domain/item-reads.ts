@@ -7,7 +7,7 @@ import type { ErrorSource } from './errors.ts';
 import type { ItemQuery } from './filter/ast.ts';
 import type { Item } from './items.ts';
 import type { Page, PageRequest } from './pagination.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export interface SearchInput {
   filter?: unknown;

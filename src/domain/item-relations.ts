@@ -4,7 +4,7 @@ import { invalidAt } from './errors.ts';
 import { indexEntries, type Item } from './items.ts';
 import type { Field } from './fields.ts';
 import type { FieldChange } from './item-values.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 interface ItemPointer {
   id: string;

@@ -10,7 +10,7 @@ import { removeRelationsTo, resolveRelationTargets, syncTwoWay } from './item-re
 import { indexEntries, indexKey, type Item } from './items.ts';
 import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 /** Identifier values one upsert may match on; each is an index lookup inside the write transaction. */
 const MAX_IDENTIFIERS = 100;

@@ -5,7 +5,7 @@ import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Principal, Scope } from './api-keys.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export interface JwtSettings {
   secret?: string;

@@ -5,8 +5,8 @@ import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { everyRecord, getMessage, type Attachment } from './inbox-messages.ts';
 import type { Upload } from './files.ts';
-import type { BlobStore } from '../store/blob-store.ts';
-import type { Store } from '../store/store.ts';
+import type { BlobStore } from './ports/blob-store.ts';
+import type { Store } from './ports/store.ts';
 
 const DRAFT_ONLY = 'attachments can only be managed on draft messages';
 

@@ -7,7 +7,7 @@ import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import { checkItemAssociations, type ItemAssociation } from './associations.ts';
 import type { Page, PageRequest } from './pagination.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export interface Note {
   id: string;

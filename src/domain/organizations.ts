@@ -5,7 +5,7 @@ import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { createCollectionWithFields } from './collections.ts';
 import { SYSTEM_COLLECTIONS } from './system-collections.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export interface Organization {
   id: string;

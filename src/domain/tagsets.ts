@@ -6,7 +6,7 @@ import { timestamp, type Clock } from './clock.ts';
 import { buildOptions, type OptionInput } from './field-params.ts';
 import type { ChoiceOption } from './fields.ts';
 import type { Page, PageRequest } from './pagination.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export type Tag = ChoiceOption;
 

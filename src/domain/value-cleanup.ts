@@ -3,7 +3,7 @@
 // updated_at: these are consequences of a field change, not edits of the item.
 import { indexEntries } from './items.ts';
 import type { Field } from './fields.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './ports/store.ts';
 
 export async function removeFieldValues(store: Store, orgId: string, fieldIds: string[]): Promise<void> {
   const items = await store.items.findMany(orgId, await store.items.idsWithValues(orgId, fieldIds));

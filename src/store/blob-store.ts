@@ -1,12 +1,7 @@
-// Where file contents live: a small port, so an object store could replace the local disk.
+// File contents on the local disk: the BlobStore port's one implementation.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-
-export interface BlobStore {
-  put(key: string, data: Buffer): Promise<void>;
-  get(key: string): Promise<Buffer | undefined>;
-  delete(key: string): Promise<void>;
-}
+import type { BlobStore } from '../domain/ports/blob-store.ts';
 
 /** Blobs as files under `root` (by default `blobs/` in the data directory). */
 export function localBlobStore(root: string): BlobStore {

@@ -1,5 +1,5 @@
 // Picks the engine a database location names and opens it. Each engine's driver is loaded only when used.
-import type { Store } from './store.ts';
+import type { Store } from '../domain/ports/store.ts';
 
 export type DatabaseLocation = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string; poolSize: number };
 

@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createApiKey } from '../../src/domain/api-keys.ts';
 import { ensureOrganization } from '../../src/domain/organizations.ts';
 import { appOptions, openRuntime } from '../../src/runtime.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/domain/ports/store.ts';
 import { TEST_KEY, throwawayPostgres, type EngineName } from '../helpers/harness.ts';
 
 /** What was sent, exactly (the URL already encoded). */

@@ -14,7 +14,7 @@ import type { Clock } from '../../src/domain/clock.ts';
 import type { RateLimits } from '../../src/http/plugins/rate-limit.ts';
 import type { JwtVerifier } from '../../src/domain/jwt.ts';
 import { appOptions, openRuntime } from '../../src/runtime.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/domain/ports/store.ts';
 
 export type EngineName = 'sqlite' | 'postgres';
 

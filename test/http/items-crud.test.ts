@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, email, makeField, makeItem, text, val } from '../helpers/items.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/domain/ports/store.ts';
 
 const PEOPLE = '/v0/collections/people/items';
 const ORGS = '/v0/collections/organizations/items';

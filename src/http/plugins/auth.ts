@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticate, type Principal, type Scope } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import { looksLikeJwt, type JwtVerifier } from '../../domain/jwt.ts';
-import type { Store } from '../../store/store.ts';
+import type { Store } from '../../domain/ports/store.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -3,7 +3,7 @@
 // pool's usage.
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Store } from '../../store/store.ts';
+import type { Store } from '../../domain/ports/store.ts';
 
 export function registerObservability(app: FastifyInstance, store: Store): void {
   const registry = new Registry();

@@ -1,7 +1,7 @@
 // Liveness and readiness probes; no authentication.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../domain/errors.ts';
-import type { Store } from '../../store/store.ts';
+import type { Store } from '../../domain/ports/store.ts';
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   app.get('/healthz', async () => ({ status: 'ok' }));

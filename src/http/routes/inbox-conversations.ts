@@ -14,7 +14,7 @@ import {
   type Conversation,
 } from '../../domain/inbox-messages.ts';
 import { allTagsets, availableIn } from '../../domain/tagsets.ts';
-import type { Store } from '../../store/store.ts';
+import type { Store } from '../../domain/ports/store.ts';
 import { ListOf, PageQuery } from '../schemas/common.ts';
 import { ConversationListElement, ConversationWire, renderConversation, renderMessage } from '../schemas/inbox-messages.ts';
 import { renderInbox } from '../schemas/inboxes.ts';

@@ -8,7 +8,7 @@ import { migrateToLatest } from '../migrations/index.ts';
 import { POSTGRES_TYPES } from '../migrations/column-types.ts';
 import { SqlStore, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
-import type { Store } from '../store.ts';
+import type { Store } from '../../domain/ports/store.ts';
 
 // COUNT(*) and other int8 results fit in a JavaScript number for every count Tycho makes.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));

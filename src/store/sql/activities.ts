@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Activity } from '../../domain/activity.ts';
 import { mapPage } from '../../domain/pagination.ts';
-import type { ActivityRepo } from '../store.ts';
+import type { ActivityRepo } from '../../domain/ports/store.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 

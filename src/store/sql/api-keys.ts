@@ -1,7 +1,7 @@
 // API keys table: hashes only, never the keys themselves.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ApiKey } from '../../domain/api-keys.ts';
-import type { ApiKeyRepo } from '../store.ts';
+import type { ApiKeyRepo } from '../../domain/ports/store.ts';
 import type { ApiKeysTable, Database } from './schema.ts';
 
 const toApiKey = (row: Selectable<ApiKeysTable>): ApiKey => ({

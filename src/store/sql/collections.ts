@@ -1,7 +1,7 @@
 // Collections table.
 import type { Kysely, Selectable } from 'kysely';
 import type { Collection, CollectionKind } from '../../domain/collections.ts';
-import type { CollectionRepo } from '../store.ts';
+import type { CollectionRepo } from '../../domain/ports/store.ts';
 import { bumpSchemaTag } from './schema-cache.ts';
 import type { CollectionsTable, Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';

@@ -1,7 +1,7 @@
 // Fields table; type-specific configuration and default values are JSON columns.
 import type { Kysely, Selectable } from 'kysely';
 import type { Cardinality, Field, FieldKind, FieldType } from '../../domain/fields.ts';
-import type { FieldRepo } from '../store.ts';
+import type { FieldRepo } from '../../domain/ports/store.ts';
 import { bumpSchemaTag } from './schema-cache.ts';
 import type { Database, FieldsTable } from './schema.ts';
 

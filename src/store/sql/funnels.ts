@@ -2,7 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Funnel } from '../../domain/funnels.ts';
 import { mapPage } from '../../domain/pagination.ts';
-import type { FunnelRepo } from '../store.ts';
+import type { FunnelRepo } from '../../domain/ports/store.ts';
 import { bumpSchemaTag } from './schema-cache.ts';
 import type { Database, FunnelsTable } from './schema.ts';
 import { fetchPage } from './keyset.ts';

@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { queryItems } from './item-queries.ts';
 import type { IndexEntry, Item } from '../../domain/items.ts';
-import type { ItemRepo } from '../store.ts';
+import type { ItemRepo } from '../../domain/ports/store.ts';
 import type { Database, ItemsTable } from './schema.ts';
 
 const toItem = (row: Selectable<ItemsTable>): Item => ({

@@ -1,7 +1,7 @@
 // Organizations table.
 import type { Kysely, Selectable } from 'kysely';
 import type { Organization } from '../../domain/organizations.ts';
-import type { OrganizationRepo } from '../store.ts';
+import type { OrganizationRepo } from '../../domain/ports/store.ts';
 import type { Database, OrganizationsTable } from './schema.ts';
 
 const toOrganization = (row: Selectable<OrganizationsTable>): Organization => ({

@@ -2,7 +2,7 @@
 // id inside an organization, listed in creation order with keyset pages. Each resource supplies its mapping.
 import { sql, type Kysely } from 'kysely';
 import { mapPage } from '../../domain/pagination.ts';
-import type { RecordRepo } from '../store.ts';
+import type { RecordRepo } from '../../domain/ports/store.ts';
 import type { Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 

@@ -4,7 +4,7 @@
 // rolled back can never match again.
 import type { Kysely } from 'kysely';
 import { newId } from '../../domain/ids.ts';
-import type { SchemaParts } from '../store.ts';
+import type { SchemaParts } from '../../domain/ports/store.ts';
 import type { Database } from './schema.ts';
 
 const MAX_ENTRIES = 1000;

@@ -1,6 +1,6 @@
 // Settings table: process-independent values such as the cursor MAC key.
 import type { Kysely } from 'kysely';
-import type { SettingsRepo } from '../store.ts';
+import type { SettingsRepo } from '../../domain/ports/store.ts';
 import type { Database } from './schema.ts';
 
 export function settingsRepo(db: Kysely<Database>): SettingsRepo {

@@ -1,7 +1,7 @@
 // The one Store implementation: repositories over a Kysely handle, which is either the database or the
 // transaction in progress.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { SchemaParts, Store } from '../store.ts';
+import type { SchemaParts, Store } from '../../domain/ports/store.ts';
 import { SchemaCache } from './schema-cache.ts';
 import type { Database } from './schema.ts';
 import { organizationRepo } from './organizations.ts';

@@ -8,7 +8,7 @@ import { migrateToLatest } from '../migrations/index.ts';
 import { SQLITE_TYPES } from '../migrations/column-types.ts';
 import { SqlStore, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
-import type { Store } from '../store.ts';
+import type { Store } from '../../domain/ports/store.ts';
 
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {

@@ -1,19 +1,20 @@
-// The storage port: everything the domain may ask of a database. One Kysely implementation serves every
-// engine (store/sql); nothing outside store/ speaks SQL.
-import type { ApiKey } from '../domain/api-keys.ts';
-import type { Collection } from '../domain/collections.ts';
-import type { Field } from '../domain/fields.ts';
-import type { Organization } from '../domain/organizations.ts';
-import type { Funnel } from '../domain/funnels.ts';
-import type { IndexEntry, Item } from '../domain/items.ts';
-import type { Activity, ActivityQuery } from '../domain/activity.ts';
-import type { ItemQuery } from '../domain/filter/ast.ts';
-import type { Tagset } from '../domain/tagsets.ts';
-import type { Note } from '../domain/notes.ts';
-import type { Inbox } from '../domain/inboxes.ts';
-import type { StoredFile } from '../domain/files.ts';
-import type { Attachment, Conversation, Message } from '../domain/inbox-messages.ts';
-import type { Page, PageRequest } from '../domain/pagination.ts';
+// The storage port: everything the domain may ask of a database. It lives in the domain so the domain depends
+// on nothing below it; src/store implements it (one Kysely implementation serves every engine) and nothing
+// outside src/store speaks SQL.
+import type { ApiKey } from '../api-keys.ts';
+import type { Collection } from '../collections.ts';
+import type { Field } from '../fields.ts';
+import type { Organization } from '../organizations.ts';
+import type { Funnel } from '../funnels.ts';
+import type { IndexEntry, Item } from '../items.ts';
+import type { Activity, ActivityQuery } from '../activity.ts';
+import type { ItemQuery } from '../filter/ast.ts';
+import type { Tagset } from '../tagsets.ts';
+import type { Note } from '../notes.ts';
+import type { Inbox } from '../inboxes.ts';
+import type { StoredFile } from '../files.ts';
+import type { Attachment, Conversation, Message } from '../inbox-messages.ts';
+import type { Page, PageRequest } from '../pagination.ts';
 
 export interface OrganizationRepo {
   insert(org: Organization): Promise<void>;
