@@ -33,7 +33,7 @@ const SOURCE_CODES = new Set(['invalid_parameter', 'invalid_header', 'invalid_cu
 const CODED = new Set([400, 409, 413, 415, 422]);
 const BARE = new Set([403, 404, 429]);
 
-export function checkResponse(res: WireResponse, slowMs: number): Violation[] {
+export function checkResponse(res: WireResponse, slowMs: number, method = 'GET'): Violation[] {
   const out: Violation[] = [];
   if (res.hung) return [{ kind: 'hang', message: 'no response within the hang limit', signature: 'hang' }];
   if (res.ms > slowMs) out.push({ kind: 'slow', message: `took ${Math.round(res.ms)} ms (limit ${slowMs} ms)`, signature: 'slow' });
@@ -41,7 +41,8 @@ export function checkResponse(res: WireResponse, slowMs: number): Violation[] {
     const cause = res.serverErrors[0];
     out.push({ kind: '5xx', message: `status ${res.status}; server logged: ${res.serverErrors.join(' | ') || 'nothing'}`, signature: `${res.status} ${causeOf(cause)}` });
   }
-  if (res.status >= 400 && res.status < 500) out.push(...checkErrorBody(res));
+  // A HEAD answer has no body to check.
+  if (res.status >= 400 && res.status < 500 && method !== 'HEAD') out.push(...checkErrorBody(res));
   return out;
 }
 

@@ -82,7 +82,7 @@ async function call(h: FuzzHarness, method: string, url: string, body?: unknown,
 
 async function expect(h: FuzzHarness, method: string, url: string, body: unknown, status: number, key?: string): Promise<any> {
   const res = await call(h, method, url, body, key);
-  if (res.status !== status) throw new Error(`fixture set-up: ${method} ${url} answered ${res.status}, expected ${status}: ${res.text}`);
+  if (res.status !== status) throw new Error(`fixture set-up: ${method} ${url} answered ${res.status}, expected ${status}: ${res.text} ${res.serverErrors.join(' | ')}`);
   return res.body;
 }
 
@@ -103,7 +103,7 @@ async function upload(h: FuzzHarness, url: string, parts: { name: string; filena
     { method: 'POST', url, headers: { authorization: `Bearer ${h.key}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, payload: multipart(parts) },
     60_000,
   );
-  if (res.status !== 201) throw new Error(`fixture set-up: upload to ${url} answered ${res.status}: ${res.text}`);
+  if (res.status !== 201) throw new Error(`fixture set-up: upload to ${url} answered ${res.status}: ${res.text} ${res.serverErrors.join(' | ')}`);
   return res.body;
 }
 

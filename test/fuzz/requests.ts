@@ -58,6 +58,8 @@ export type BodySpec =
 export type AuthSpec = 'key' | 'none' | 'readonly' | 'other' | { garbage: number } | { odd: number };
 
 export interface RequestSpec {
+  /** Another method than the operation's, now and then (PUT, HEAD, OPTIONS …). */
+  method?: string;
   path: Record<string, PathValue>;
   /** Parent ids (collection of an item, message of an attachment) follow the child fixture. */
   coherent: boolean;
@@ -521,6 +523,7 @@ export function requestArb(op: Operation): fc.Arbitrary<RequestSpec> {
   const path: Record<string, fc.Arbitrary<PathValue>> = {};
   for (const p of op.pathParams) path[p.name] = pathValueArb(op, p.name);
   const hostile = fc.record({
+    method: fc.oneof({ arbitrary: fc.constant(op.method), weight: 30 }, { arbitrary: fc.constantFrom('PUT', 'HEAD', 'OPTIONS', 'GET', 'POST', 'PATCH', 'DELETE', 'TRACE'), weight: 1 }),
     path: fc.record(path),
     coherent: fc.oneof({ arbitrary: fc.constant(true), weight: 4 }, { arbitrary: fc.constant(false), weight: 1 }),
     query: queryArb(op),
@@ -534,6 +537,7 @@ export function requestArb(op: Operation): fc.Arbitrary<RequestSpec> {
     path: cleanPathArb(op),
     coherent: fc.constant(true),
     query: cleanQueryArb(op),
+    method: fc.constant(op.method),
     flood: fc.constant(0),
     body: cleanBodyArb(op),
     contentType: fc.constant({ t: 'auto' as const }),
@@ -547,7 +551,7 @@ export function requestArb(op: Operation): fc.Arbitrary<RequestSpec> {
       case 'chaos':
         return x;
       case 'path':
-        return { ...c, path: x.path, coherent: x.coherent };
+        return { ...c, path: x.path, coherent: x.coherent, method: x.method ?? op.method };
       case 'query':
         return { ...c, query: x.query, flood: x.flood };
       default:
@@ -799,7 +803,7 @@ export async function materialize(h: FuzzHarness, fx: Fixtures, op: Operation, s
   }
   if (spec.contentType.t === 'set') headers['content-type'] = spec.contentType.value;
   else if (spec.contentType.t === 'auto' && autoType) headers['content-type'] = autoType;
-  return { request: { method: op.method, url: urlOf(fx, op, spec), headers, ...(payload !== undefined ? { payload } : {}) }, ...(json !== undefined ? { json } : {}) };
+  return { request: { method: spec.method ?? op.method, url: urlOf(fx, op, spec), headers, ...(payload !== undefined ? { payload } : {}) }, ...(json !== undefined ? { json } : {}) };
 }
 
 // ---- printing -----------------------------------------------------------------------------------------------

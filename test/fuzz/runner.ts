@@ -114,7 +114,7 @@ export class Session {
       const what = error ? `${error.code ?? ''} ${error.source ? JSON.stringify(error.source) : ''} ${error.detail ?? ''}` : '';
       appendFileSync(process.env.FUZZ_LOG, `${op.name}\t${response.status}\t${Math.round(response.ms)}ms\t${abbreviate(materialized.request.url, 200)}\t${abbreviate(what, 300)}\n`);
     }
-    const violations = [...checkResponse(response, this.config.slowMs), ...checkAccess(op, spec, response)];
+    const violations = [...checkResponse(response, this.config.slowMs, materialized.request.method), ...checkAccess(op, spec, response)];
     const failed = response.status < 200 || response.status >= 300;
     if (response.hung) {
       // Still running somewhere: nothing can be said about the data now.
@@ -146,7 +146,8 @@ function checkAccess(op: Operation, spec: RequestSpec, res: WireResponse): Viola
   if (auth === 'none' || (typeof auth === 'object' && 'garbage' in auth)) {
     return [{ kind: 'access', message: `${res.status} without a valid key (${auth === 'none' ? 'no Authorization header' : 'garbage Authorization header'})`, signature: 'success without a valid key' }];
   }
-  if (auth === 'readonly' && !isRead(op)) return [{ kind: 'access', message: `${res.status} for a write with a read-only key`, signature: 'write with a read-only key' }];
+  const method = spec.method ?? op.method;
+  if (auth === 'readonly' && method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS' && !isRead(op)) return [{ kind: 'access', message: `${res.status} for a write with a read-only key`, signature: 'write with a read-only key' }];
   if (auth === 'other') {
     // A path naming one of this organization's records by id (refs like `people` exist in every organization).
     const ours = Object.values(spec.path).some((v) => v.t === 'fx' && v.resource !== 'foreign' && v.resource !== 'org' && (v.form === 'id' || !['collection', 'field'].includes(v.resource)));
