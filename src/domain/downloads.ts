@@ -1,6 +1,8 @@
 // Signed download URLs: a file can be fetched without a bearer token for one hour, through a path that names
 // the organization, the file and the expiry, with an HMAC over all three. Generated per response, never stored.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { BlobStore } from './ports/blob-store.ts';
+import type { Store } from './ports/store.ts';
 
 export const DOWNLOAD_TTL_SECONDS = 3600;
 export const DOWNLOAD_PATH = '/tycho/downloads';
@@ -27,4 +29,17 @@ export function createDownloadSigner(secret: string): DownloadSigner {
       return given.length === expected.length && timingSafeEqual(given, expected);
     },
   };
+}
+
+export interface Download {
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+/** The contents of a file or a message attachment (the two share one id space), or undefined when gone. */
+export async function findDownload(store: Store, blobs: BlobStore, orgId: string, id: string): Promise<Download | undefined> {
+  const file = (await store.files.find(orgId, id)) ?? (await store.attachments.find(orgId, id));
+  const data = file && (await blobs.get(file.blobKey));
+  return file && data && { filename: file.filename, contentType: file.contentType, data };
 }

@@ -179,6 +179,11 @@ export async function getConversation(store: Store, orgId: string, id: string): 
   return orNotFound(store.conversations.find(orgId, id));
 }
 
+/** The conversations with these ids, by id (unknown ids are skipped). */
+export async function conversationsByIds(store: Store, orgId: string, ids: readonly string[]): Promise<Map<string, Conversation>> {
+  return new Map((await store.conversations.findMany(orgId, [...new Set(ids)])).map((c) => [c.id, c]));
+}
+
 function requireDraft(message: Message, action: string): void {
   if (!message.draft) throw new AppError('validation_failed', `only draft messages can be ${action}; this message has been sent`);
 }

@@ -31,6 +31,11 @@ export async function getInbox(store: Store, orgId: string, id: string): Promise
   return orNotFound(store.inboxes.find(orgId, id));
 }
 
+/** The inboxes with these ids (unknown ids are skipped). */
+export function inboxesByIds(store: Store, orgId: string, ids: readonly string[]): Promise<Inbox[]> {
+  return store.inboxes.findMany(orgId, [...new Set(ids)]);
+}
+
 export function listInboxes(store: Store, orgId: string, page: PageRequest): Promise<Page<Inbox>> {
   return store.inboxes.list(orgId, page);
 }

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../domain/errors.ts';
-import { DOWNLOAD_PATH, type DownloadSigner } from '../../domain/downloads.ts';
+import { DOWNLOAD_PATH, findDownload, type DownloadSigner } from '../../domain/downloads.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -21,13 +21,12 @@ export const downloadRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     async (req, reply) => {
       const { org, file: id } = req.params;
       if (!downloads.verify(org, id, req.query.expires, req.query.signature, clock().getTime() / 1000)) throw new AppError('not_found');
-      const file = (await store.files.find(org, id)) ?? (await store.attachments.find(org, id));
-      const data = file && (await blobs.get(file.blobKey));
-      if (!file || !data) throw new AppError('not_found');
+      const download = await findDownload(store, blobs, org, id);
+      if (!download) throw new AppError('not_found');
       return reply
-        .type(file.contentType)
-        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`)
-        .send(data);
+        .type(download.contentType)
+        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(download.filename)}`)
+        .send(download.data);
     },
   );
 };

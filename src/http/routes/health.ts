@@ -1,13 +1,14 @@
 // Liveness and readiness probes; no authentication.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../domain/errors.ts';
+import { checkReady } from '../../domain/health.ts';
 import type { Store } from '../../domain/ports/store.ts';
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (request) => {
     try {
-      await store.ping();
+      await checkReady(store);
     } catch (error) {
       request.log.warn({ err: error }, 'database did not answer the readiness probe');
       throw new AppError('service_unavailable', 'The service is temporarily unavailable; retry later.');

@@ -14,6 +14,7 @@ import {
   type Conversation,
 } from '../../domain/inbox-messages.ts';
 import { allTagsets, availableIn } from '../../domain/tagsets.ts';
+import { inboxesByIds } from '../../domain/inboxes.ts';
 import type { Store } from '../../domain/ports/store.ts';
 import { ListOf, PageQuery } from '../schemas/common.ts';
 import { ConversationListElement, ConversationWire, renderConversation, renderMessage } from '../schemas/inbox-messages.ts';
@@ -40,7 +41,7 @@ async function renderConversations(store: Store, orgId: string, conversations: C
   const inboxes = new Map<string, unknown>();
   if (include.has('inbox')) {
     const tagsets = await allTagsets(store, orgId);
-    const found = await store.inboxes.findMany(orgId, [...new Set(conversations.map((c) => c.inboxId))]);
+    const found = await inboxesByIds(store, orgId, conversations.map((c) => c.inboxId));
     for (const inbox of found) inboxes.set(inbox.id, renderInbox(inbox, availableIn(tagsets, inbox.id)));
   }
   return conversations.map((c) => {

@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
   allowedIds,
+  conversationsByIds,
   createDraft,
   deleteDraft,
   getMessage,
@@ -55,7 +56,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     const { orgId } = req.principal;
     const attachments = include.has('attachments') ? await attachmentsByMessage(store, orgId, messages.map((m) => m.id)) : undefined;
     const conversations = include.has('conversation')
-      ? new Map((await store.conversations.findMany(orgId, [...new Set(messages.map((m) => m.conversationId))])).map((c) => [c.id, c]))
+      ? await conversationsByIds(store, orgId, messages.map((m) => m.conversationId))
       : undefined;
     return messages.map((m) => {
       const conversation = conversations?.get(m.conversationId);
