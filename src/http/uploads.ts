@@ -11,6 +11,13 @@ import { findNul } from './plugins/text-guard.ts';
 export const MULTIPART_LIMITS = { files: 2, fields: 100, parts: 110 } as const;
 /** Busboy's default: longer text fields are truncated, which readUpload refuses. */
 const FIELD_SIZE_LIMIT = 1024 * 1024;
+/**
+ * Busboy stalls for good when a part it skips (one without Content-Disposition) arrives in one chunk larger
+ * than a part's buffer: the skipped part is not read yet when the chunk is pushed into it, and the parser
+ * never resumes. A buffer this size is never full; memory stays bounded because every part is read whole
+ * anyway (`toBuffer`, within the upload limit) or discarded as it arrives.
+ */
+const PART_BUFFER = 1024 * 1024 * 1024;
 
 const SHAPE =
   'send Content-Type `multipart/form-data; boundary=<token>` and a body of parts, each opened by `--<token>\\r\\n`, ' +
@@ -24,12 +31,12 @@ export async function readUpload(request: FastifyRequest, options: { fileOptiona
     throw new AppError('unsupported_media_type', 'send the upload as multipart/form-data with a "file" part');
   }
   if (!/;\s*boundary\s*=\s*("[^"]+|[^";\s]+)/i.test(request.headers['content-type'] ?? '')) {
-    throw new AppError('invalid_header', `Content-Type multipart/form-data has no boundary parameter; ${SHAPE}`);
+    throw new AppError('invalid_header', `Content-Type multipart/form-data has no boundary parameter; ${SHAPE}`, { parameter: 'content-type' });
   }
   let file: File | undefined;
   const fields: Record<string, string[]> = {};
   try {
-    for await (const part of request.parts()) {
+    for await (const part of request.parts({ fileHwm: PART_BUFFER })) {
       if (part.type === 'file') {
         const data = await part.toBuffer();
         if (part.fieldname === 'file') {
