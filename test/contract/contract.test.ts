@@ -148,12 +148,26 @@ for (const engine of ENGINES) {
           assert.equal(retrieved.status, 404, `GET ${r.retrieve(id)}: ${retrieved.text}`);
           assertBareNotFound(retrieved);
           if (r.list) assert.ok(!(await allIds(h, r.list.path, other.key)).includes(id), `${r.list.path} of the other organization lists ${id}`);
+          for (const lookup of r.lookups?.(id) ?? []) {
+            assert.deepEqual((await page(h, lookup, 'limit=100', other.key)).ids, [], `GET ${lookup} with the other organization's key`);
+            assert.deepEqual((await page(h, lookup, 'limit=100', h.key)).ids, [id], `GET ${lookup} with the owner's key`);
+          }
           for (const w of r.writes) {
             const res = await send(h, w.method, w.path(id), w.payload, other.key);
             assert.equal(res.status, 404, `${w.name} ${w.method} ${w.path(id)}: ${res.text}`);
             assertBareNotFound(res);
           }
           assert.deepEqual(await snapshot(h, r, h.key, id), before);
+        });
+
+        it('a read-only key reads: retrieve → 200 with what the owner sees, and the list holds the record', async () => {
+          const id = await r.create(h, h.key);
+          const stable = r.stable ?? ((b: unknown) => b);
+          const owner = await h.get(r.inspect?.(id) ?? r.retrieve(id));
+          const reader = await h.get(r.inspect?.(id) ?? r.retrieve(id), { key: readOnly });
+          assert.equal(reader.status, 200, reader.text);
+          assert.deepEqual(stable(reader.body), stable(owner.body));
+          if (r.list) assert.ok((await allIds(h, r.list.path, readOnly)).includes(id), `${r.list.path} with the read-only key lists ${id}`);
         });
 
         for (const c of r.creates) {

@@ -38,6 +38,8 @@ export interface ResourceContract {
   inspect?(id: string): string;
   /** Where the records are listed, if they are; `newest first` lists put the latest record on the first page. */
   list?: { path: string; order: 'oldest first' | 'newest first' };
+  /** List queries that name one record (filters by its id); another organization's key must get none of them. */
+  lookups?(id: string): string[];
   /** Writes that make records. */
   creates: CollectionWrite[];
   /** Writes on one record. */
@@ -201,6 +203,7 @@ export const RESOURCES: ResourceContract[] = [
     retrieve: (id) => `/v0/inbox_conversations/${id}`,
     inspect: (id) => `/v0/inbox_conversations/${id}?include[]=inbox&include[]=messages.addresses`,
     list: { path: '/v0/inbox_conversations', order: 'oldest first' },
+    lookups: (id) => [`/v0/inbox_conversations?conversation_id[eq]=${id}`, `/v0/inbox_conversations?filter[conversation_id][eq]=${id}`],
     creates: [],
     writes: [],
   },
