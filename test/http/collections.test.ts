@@ -64,11 +64,5 @@ for (const engine of ENGINES) {
       assert.equal(error.title, 'Unprocessable Entity');
       assert.equal(error.source?.pointer, '/name');
     });
-
-    it('answers 404 without detail for an unknown collection', async () => {
-      const res = await h.get('/v0/collections/nope');
-      assert.equal(res.status, 404);
-      assert.equal(errorOf(res).detail, undefined);
-    });
   });
 }

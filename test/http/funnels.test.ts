@@ -128,44 +128,6 @@ for (const engine of ENGINES) {
       assert.equal(res.status, 400);
       errorOf(res);
     });
-
-    it('answers 404 without detail for an unknown funnel', async () => {
-      for (const res of [
-        await h.get('/v0/funnels/1111111111111111111111'),
-        await h.get('/v0/funnels/nope'),
-        await h.patch('/v0/funnels/1111111111111111111111', { name: 'X' }),
-        await h.delete('/v0/funnels/1111111111111111111111'),
-      ]) {
-        assert.equal(res.status, 404);
-        assert.equal(errorOf(res).detail, undefined);
-      }
-    });
-
-    it("hides another organization's funnels", async () => {
-      const other = await h.newOrg();
-      const theirs = await h.post('/v0/funnels', { name: 'Theirs', steps: [{ name: 'A', step_type: 'active' }] }, { key: other.key });
-      assert.equal(theirs.status, 201);
-      for (const res of [
-        await h.get(`/v0/funnels/${theirs.body.id}`),
-        await h.patch(`/v0/funnels/${theirs.body.id}`, { name: 'Mine' }),
-        await h.delete(`/v0/funnels/${theirs.body.id}`),
-      ]) {
-        assert.equal(res.status, 404);
-        assert.equal(errorOf(res).detail, undefined);
-      }
-      assert.ok(!(await h.get('/v0/funnels?limit=100')).body.data.some((f: any) => f.id === theirs.body.id));
-      const still = await h.get(`/v0/funnels/${theirs.body.id}`, { key: other.key });
-      assert.equal(still.status, 200);
-      assert.equal(still.body.name, 'Theirs');
-      assert.deepEqual((await h.get('/v0/funnels', { key: other.key })).body.data.map((f: any) => f.name), ['Theirs']);
-    });
-
-    it('refuses writes with a read-only key', async () => {
-      const key = await h.readOnlyKey();
-      const res = await h.post('/v0/funnels', { name: 'Nope' }, { key });
-      assert.equal(res.status, 403);
-      assert.equal((await h.get('/v0/funnels', { key })).status, 200);
-    });
   });
 
   describe(`funnels: update and delete (${engine})`, () => {

@@ -144,11 +144,6 @@ for (const engine of ENGINES) {
       assert.deepEqual(res.body, listed);
     });
 
-    it('an unknown inbox id → 404 without detail', async () => {
-      assertBareNotFound(await h.get(`/v0/inboxes/${UNKNOWN_ID}`));
-      assertBareNotFound(await h.get('/v0/inboxes/nope'));
-    });
-
     it('tagsets lists exactly the tagsets whose associations name the inbox, and follows their changes', async () => {
       const tagsetsOf = async (id: string) => {
         const one = await h.get(`/v0/inboxes/${id}`);
@@ -202,24 +197,6 @@ for (const engine of ENGINES) {
       } finally {
         assert.equal((await h.delete(`/v0/tagsets/${tagset.id}`)).status, 204);
       }
-    });
-
-    it("another organization's key: its list does not show ours, and our inbox → 404", async () => {
-      const other = await h.newOrg();
-      const theirs = await createInbox(h.store, other.orgId, { name: 'Theirs', email: 'theirs@example.com' });
-      const list = await h.get('/v0/inboxes', { key: other.key });
-      assert.equal(list.status, 200);
-      assert.deepEqual(list.body.data.map((i: any) => i.id), [theirs.id]);
-      assertBareNotFound(await h.get(`/v0/inboxes/${support.id}`, { key: other.key }));
-      assertBareNotFound(await h.get(`/v0/inboxes/${theirs.id}`));
-      assert.equal((await h.get(`/v0/inboxes/${theirs.id}`, { key: other.key })).status, 200);
-      assert.equal((await h.get('/v0/inboxes')).body.data.some((i: any) => i.id === theirs.id), false);
-    });
-
-    it('a read-only key can read inboxes', async () => {
-      const key = await h.readOnlyKey();
-      assert.equal((await h.get('/v0/inboxes', { key })).status, 200);
-      assert.equal((await h.get(`/v0/inboxes/${support.id}`, { key })).status, 200);
     });
 
     it('the API has no call that creates, updates or deletes an inbox', async () => {

@@ -126,15 +126,6 @@ for (const engine of ENGINES) {
       const res = await h.post('/v0/tagsets', { name: 'Odd', associations: [{ type: 'meetings' }, { type: 'call' }] });
       assertInvalid(res, '/associations/1/type');
     });
-
-    it('a read-only key cannot create a tagset (403)', async () => {
-      const key = await h.readOnlyKey();
-      const res = await h.post('/v0/tagsets', { name: 'Read only' }, { key });
-      assert.equal(res.status, 403, res.text);
-      assert.equal(errorOf(res).title, 'Forbidden');
-      // It can still read.
-      assert.equal((await h.get('/v0/tagsets', { key })).status, 200);
-    });
   });
 
   describe(`tagsets: list, retrieve, update, delete (${engine})`, () => {
@@ -275,30 +266,6 @@ for (const engine of ENGINES) {
       assertBareNotFound(await h.patch(`/v0/tagsets/${t.id}`, { name: 'Back' }));
       const ids = (await h.get('/v0/tagsets?limit=100')).body.data.map((x: any) => x.id);
       assert.equal(ids.includes(t.id), false);
-    });
-
-    it("another organization's key sees none of them: list empty, GET/PATCH/DELETE → 404", async () => {
-      const t = await makeTagset(h, { name: 'Private', tags: [{ name: 'Secret' }] });
-      const other = await h.newOrg();
-      const list = await h.get('/v0/tagsets', { key: other.key });
-      assert.equal(list.status, 200);
-      assert.deepEqual(list.body.data, []);
-      assertBareNotFound(await h.get(`/v0/tagsets/${t.id}`, { key: other.key }));
-      assertBareNotFound(await h.patch(`/v0/tagsets/${t.id}`, { name: 'Stolen' }, { key: other.key }));
-      assertBareNotFound(await h.delete(`/v0/tagsets/${t.id}`, { key: other.key }));
-      const mine = await h.get(`/v0/tagsets/${t.id}`);
-      assert.equal(mine.status, 200);
-      assert.deepEqual(mine.body, t);
-    });
-
-    it('a read-only key cannot PATCH or DELETE (403) but can GET', async () => {
-      const t = await makeTagset(h, { name: 'Guarded' });
-      const key = await h.readOnlyKey();
-      assert.equal((await h.patch(`/v0/tagsets/${t.id}`, { name: 'Changed' }, { key })).status, 403);
-      assert.equal((await h.delete(`/v0/tagsets/${t.id}`, { key })).status, 403);
-      const res = await h.get(`/v0/tagsets/${t.id}`, { key });
-      assert.equal(res.status, 200);
-      assert.equal(res.body.name, 'Guarded');
     });
   });
 }
