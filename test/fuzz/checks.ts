@@ -41,6 +41,9 @@ export function checkResponse(res: WireResponse, slowMs: number, method = 'GET')
     const cause = res.serverErrors[0];
     out.push({ kind: '5xx', message: `status ${res.status}; server logged: ${res.serverErrors.join(' | ') || 'nothing'}`, signature: `${res.status} ${causeOf(cause)}` });
   }
+  if (res.status >= 200 && res.status < 300 && /^application\/json/.test(String(res.headers['content-type'] ?? '')) && res.text !== '' && res.body === undefined && method !== 'HEAD') {
+    out.push({ kind: 'envelope', message: `${res.status} says JSON but the body does not parse: ${res.text.slice(0, 300)}`, signature: `${res.status} body is not JSON` });
+  }
   // A HEAD answer has no body to check.
   if (res.status >= 400 && res.status < 500 && method !== 'HEAD') out.push(...checkErrorBody(res));
   return out;
