@@ -70,7 +70,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: requestIdOf,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // SDKs send brackets: `type[eq]=…`, `sort[]=a&sort[]=b`.
-    routerOptions: { querystringParser: (text) => qs.parse(text, QUERY_OPTIONS) as Record<string, unknown> },
+    routerOptions: {
+      querystringParser: (text) => qs.parse(text, QUERY_OPTIONS) as Record<string, unknown>,
+      // Longer than any request line the header limit lets through: an over-long id is just an unknown id (404).
+      maxParamLength: 64 * 1024,
+    },
     frameworkErrors: (error, request, reply) => {
       sendError(reply, toAppError(error, request));
     },
