@@ -13,7 +13,7 @@ import type { Principal } from './api-keys.ts';
 import type { BodyInput } from './notes.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { BlobStore } from './ports/blob-store.ts';
-import type { RecordRepo, Store } from './ports/store.ts';
+import type { RecordFilter, RecordRepo, Store } from './ports/store.ts';
 
 export type AddressRole = 'from' | 'reply_to' | 'to' | 'cc' | 'bcc';
 
@@ -208,7 +208,7 @@ export async function deleteDraft(store: Store, blobs: BlobStore, orgId: string,
   const attachments = await store.transaction(async (tx) => {
     const message = await getMessage(tx, orgId, id);
     requireDraft(message, 'deleted');
-    const all = await everyRecord(tx.attachments, orgId, { message_id: id });
+    const all = await everyRecord(tx.attachments, orgId, { messageId: id });
     for (const a of all) await tx.attachments.delete(orgId, a.id);
     await tx.messages.delete(orgId, id);
     await refreshConversation(tx, orgId, message.conversationId, timestamp(clock));
@@ -238,7 +238,7 @@ export async function sendDraft(store: Store, principal: Principal, id: string, 
 async function refreshConversation(store: Store, orgId: string, id: string, now: string): Promise<void> {
   const conversation = await store.conversations.find(orgId, id);
   if (!conversation) return;
-  const messages = await everyRecord(store.messages, orgId, { conversation_id: id });
+  const messages = await everyRecord(store.messages, orgId, { conversationId: id });
   await store.conversations.update({
     ...conversation,
     draft: messages.some((m) => m.draft),
@@ -255,10 +255,10 @@ export function lastMessageTime(conversation: Pick<Conversation, 'createdAt'>, m
 const later = (a: string, b: string): string => (a > b ? a : b);
 
 /** Every row of a repository that `where` selects, read page by page. */
-export async function everyRecord<T extends { id: string; orgId: string }>(
-  repo: RecordRepo<T>,
+export async function everyRecord<T extends { id: string; orgId: string }, F extends keyof T>(
+  repo: RecordRepo<T, F>,
   orgId: string,
-  where: Record<string, string | readonly string[]>,
+  where: RecordFilter<F>,
 ): Promise<T[]> {
   const all: T[] = [];
   let page = await repo.list(orgId, { limit: 100 }, where);
@@ -292,15 +292,15 @@ export const inboxListName = (resource: string, filter: InboxListFilter): string
 
 export function listConversations(store: Store, orgId: string, filter: InboxListFilter, page: PageRequest): Promise<Page<Conversation>> {
   return store.conversations.list(orgId, page, {
-    ...(filter.inboxIds ? { inbox_id: filter.inboxIds } : {}),
+    ...(filter.inboxIds ? { inboxId: filter.inboxIds } : {}),
     ...(filter.conversationIds ? { id: filter.conversationIds } : {}),
   });
 }
 
 export function listMessages(store: Store, orgId: string, filter: InboxListFilter, page: PageRequest): Promise<Page<Message>> {
   return store.messages.list(orgId, page, {
-    ...(filter.inboxIds ? { inbox_id: filter.inboxIds } : {}),
-    ...(filter.conversationIds ? { conversation_id: filter.conversationIds } : {}),
+    ...(filter.inboxIds ? { inboxId: filter.inboxIds } : {}),
+    ...(filter.conversationIds ? { conversationId: filter.conversationIds } : {}),
   });
 }
 
@@ -308,7 +308,7 @@ export function listMessages(store: Store, orgId: string, filter: InboxListFilte
 export async function messagesByConversation(store: Store, orgId: string, conversationIds: readonly string[]): Promise<Map<string, Message[]>> {
   const byConversation = new Map<string, Message[]>(conversationIds.map((id) => [id, []]));
   if (conversationIds.length === 0) return byConversation;
-  for (const m of await everyRecord(store.messages, orgId, { conversation_id: conversationIds })) byConversation.get(m.conversationId)?.push(m);
+  for (const m of await everyRecord(store.messages, orgId, { conversationId: conversationIds })) byConversation.get(m.conversationId)?.push(m);
   return byConversation;
 }
 

@@ -11,14 +11,14 @@ import type { Store } from './ports/store.ts';
 const DRAFT_ONLY = 'attachments can only be managed on draft messages';
 
 export async function listAttachments(store: Store, orgId: string, messageId: string): Promise<Attachment[]> {
-  return everyRecord(store.attachments, orgId, { message_id: messageId });
+  return everyRecord(store.attachments, orgId, { messageId });
 }
 
 /** The attachments of each message, oldest first. */
 export async function attachmentsByMessage(store: Store, orgId: string, messageIds: readonly string[]): Promise<Map<string, Attachment[]>> {
   const byMessage = new Map<string, Attachment[]>(messageIds.map((id) => [id, []]));
   if (messageIds.length === 0) return byMessage;
-  for (const a of await everyRecord(store.attachments, orgId, { message_id: messageIds })) byMessage.get(a.messageId)?.push(a);
+  for (const a of await everyRecord(store.attachments, orgId, { messageId: messageIds })) byMessage.get(a.messageId)?.push(a);
   return byMessage;
 }
 

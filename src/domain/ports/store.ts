@@ -103,15 +103,17 @@ export interface SchemaParts {
   funnels: Funnel[];
 }
 
-/** Rows of one organization-owned resource, by id, listed in creation order. */
-export interface RecordRepo<T extends { id: string; orgId: string }> {
+/** Conditions of a list on properties `F`: equal to a value, or one of several (an empty list matches nothing). */
+export type RecordFilter<F extends PropertyKey> = { [K in F]?: string | readonly string[] };
+
+/** Rows of one organization-owned resource, by id, listed in creation order; lists filter on properties `F`. */
+export interface RecordRepo<T extends { id: string; orgId: string }, F extends keyof T = never> {
   insert(record: T): Promise<void>;
   update(record: T): Promise<void>;
   delete(orgId: string, id: string): Promise<void>;
   find(orgId: string, id: string): Promise<T | undefined>;
   findMany(orgId: string, ids: string[]): Promise<T[]>;
-  /** `where`: conditions on columns: equal to a value (`{inbox_id: …}`) or one of several (an empty list matches nothing). */
-  list(orgId: string, page: PageRequest, where?: Record<string, string | readonly string[]>): Promise<Page<T>>;
+  list(orgId: string, page: PageRequest, where?: RecordFilter<F>): Promise<Page<T>>;
 }
 
 export interface SettingsRepo {
@@ -131,9 +133,9 @@ export interface Store {
   readonly notes: RecordRepo<Note>;
   readonly inboxes: RecordRepo<Inbox>;
   readonly files: RecordRepo<StoredFile>;
-  readonly conversations: RecordRepo<Conversation>;
-  readonly messages: RecordRepo<Message>;
-  readonly attachments: RecordRepo<Attachment>;
+  readonly conversations: RecordRepo<Conversation, 'id' | 'inboxId'>;
+  readonly messages: RecordRepo<Message, 'inboxId' | 'conversationId'>;
+  readonly attachments: RecordRepo<Attachment, 'messageId'>;
   readonly settings: SettingsRepo;
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;

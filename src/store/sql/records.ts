@@ -1,83 +1,77 @@
-// The repository shape most organization-owned resources share (tagsets, notes, inboxes, files): rows keyed by
-// id inside an organization, listed in creation order with keyset pages. Each resource supplies its mapping.
-import { sql, type Kysely } from 'kysely';
+// The repository shape most organization-owned resources share (tagsets, notes, inboxes, files, inbox
+// conversations, messages and attachments): rows keyed by id inside an organization, listed in creation order
+// with keyset pages. Each resource supplies a mapping typed against its row, so a misspelt column fails tsc.
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { mapPage } from '../../domain/pagination.ts';
-import type { RecordRepo } from '../../domain/ports/store.ts';
+import type { RecordFilter, RecordRepo } from '../../domain/ports/store.ts';
 import type { Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 
-type OwnedTable = 'tagsets' | 'notes' | 'inboxes' | 'files' | 'inbox_conversations' | 'inbox_messages' | 'message_attachments';
+/** The tables whose rows are keyed by `id` inside `org_id`. */
+export type OwnedTable = { [N in keyof Database]: Database[N] extends { id: string; org_id: string } ? N : never }[keyof Database];
 
-export interface RecordMapping<T> {
-  toModel(row: any): T;
-  toRow(model: T): Record<string, unknown> & { id: string; org_id: string };
+/** How one resource's model and its table's row turn into each other; `F` are the properties lists filter on. */
+export interface RecordMapping<T, Row, F extends keyof T = never> {
+  toModel(row: Selectable<Row>): T;
+  /** Every column, nullable ones too: returned object literals escape excess-property checks, so a misspelt
+   * optional column would otherwise pass tsc and be written as NULL. */
+  toRow(model: T): Required<Insertable<Row>>;
+  /** The column behind each property `list` may filter on. */
+  filters: { [K in F]: keyof Row & string };
 }
 
-const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-const snake = (property: string) => property.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** JSON columns hold text on every engine. */
+export const json = { parse: <T>(text: string): T => JSON.parse(text) as T, text: (value: unknown): string => JSON.stringify(value) };
 
-/**
- * The usual mapping between a row and its model: snake_case columns ↔ camelCase properties, JSON columns
- * parsed, 0/1 columns as booleans; `renames` maps a column to a property of another name.
- */
-export function columnMapping<T>(spec: { json?: string[]; booleans?: string[]; renames?: Record<string, string> } = {}): RecordMapping<T> {
-  const json = new Set(spec.json ?? []);
-  const booleans = new Set(spec.booleans ?? []);
-  const renames = spec.renames ?? {};
-  const columnOf = Object.fromEntries(Object.entries(renames).map(([column, property]) => [property, column]));
-  return {
-    toModel(row: Record<string, unknown>) {
-      const model: Record<string, unknown> = {};
-      for (const [column, value] of Object.entries(row)) {
-        model[renames[column] ?? camel(column)] = json.has(column) ? JSON.parse(value as string) : booleans.has(column) ? value === 1 : value;
-      }
-      return model as T;
-    },
-    toRow(model: T) {
-      const row: Record<string, unknown> = {};
-      for (const [property, value] of Object.entries(model as Record<string, unknown>)) {
-        const column = columnOf[property] ?? snake(property);
-        row[column] = json.has(column) ? JSON.stringify(value) : booleans.has(column) ? (value ? 1 : 0) : value;
-      }
-      return row as Record<string, unknown> & { id: string; org_id: string };
-    },
-  };
+/** What every owned table has; the queries below need nothing else. */
+interface OwnedRow {
+  id: string;
+  org_id: string;
 }
 
-export function recordRepo<T extends { id: string; orgId: string }>(
+export function recordRepo<N extends OwnedTable, T extends { id: string; orgId: string }, F extends keyof T = never>(
   db: Kysely<Database>,
-  table: OwnedTable,
-  mapping: RecordMapping<T>,
-): RecordRepo<T> {
-  const q = db as unknown as Kysely<any>;
-  const byOrg = (orgId: string) => q.selectFrom(`${table} as r`).selectAll('r').where('r.org_id', '=', orgId);
+  table: N,
+  mapping: RecordMapping<T, Database[N], F>,
+): RecordRepo<T, F> {
+  // Kysely cannot resolve the columns of a table named by a type parameter, so the queries see the table as
+  // its id and org_id only. Sound because Database[N] has both (OwnedTable) and the mapping, checked against
+  // the real row, is the only thing that reads or writes the other columns.
+  const q = db as unknown as Kysely<{ owned: OwnedRow }>;
+  const owned = table as string as 'owned';
+  const rows = mapping as unknown as RecordMapping<T, OwnedRow, F>;
+  const byOrg = (orgId: string) => q.selectFrom(`${owned} as r`).selectAll('r').where('r.org_id', '=', orgId);
+  const toModel = (row: Selectable<OwnedRow>) => rows.toModel(row);
   return {
     async insert(record) {
-      await q.insertInto(table).values(mapping.toRow(record)).execute();
+      await q.insertInto(owned).values(rows.toRow(record)).execute();
     },
     async update(record) {
-      const { id, org_id, ...rest } = mapping.toRow(record);
-      await q.updateTable(table).set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
+      const { id, org_id, ...rest } = rows.toRow(record);
+      await q.updateTable(owned).set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
     },
     async delete(orgId, id) {
-      await q.deleteFrom(table).where('org_id', '=', orgId).where('id', '=', id).execute();
+      await q.deleteFrom(owned).where('org_id', '=', orgId).where('id', '=', id).execute();
     },
     async find(orgId, id) {
       const row = await byOrg(orgId).where('r.id', '=', id).executeTakeFirst();
-      return row && mapping.toModel(row);
+      return row && toModel(row);
     },
     async findMany(orgId, ids) {
       if (ids.length === 0) return [];
-      return (await byOrg(orgId).where('r.id', 'in', ids).orderBy('r.id').execute()).map(mapping.toModel);
+      return (await byOrg(orgId).where('r.id', 'in', ids).orderBy('r.id').execute()).map(toModel);
     },
-    async list(orgId, page, where = {}) {
+    async list(orgId, page, where: RecordFilter<F> = {}) {
       let query = byOrg(orgId);
-      for (const [column, value] of Object.entries(where)) {
-        if (typeof value === 'string') query = query.where(`r.${column}`, '=', value);
-        else query = value.length > 0 ? query.where(`r.${column}`, 'in', value) : query.where(sql<boolean>`1 = 0`);
+      for (const property of Object.keys(where) as F[]) {
+        const value = where[property];
+        if (value === undefined) continue;
+        const column = sql.ref<string>(`r.${rows.filters[property]}`);
+        if (typeof value === 'string') query = query.where(column, '=', value);
+        else query = value.length > 0 ? query.where(column, 'in', value) : query.where(sql<boolean>`1 = 0`);
       }
       const result = await fetchPage(query, [{ column: 'r.id', desc: false }], page, (r) => ({ key: [], id: r.id }));
-      return mapPage(result, mapping.toModel);
+      return mapPage(result, toModel);
     },
   };
 }
