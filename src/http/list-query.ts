@@ -5,6 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { badParameter } from '../domain/errors.ts';
+import { findNul } from './plugins/text-guard.ts';
 
 /** `x[eq]=<id>`. */
 export const Eq = Type.Optional(Type.Object({ eq: Type.Optional(Type.String({ minLength: 1 })) }));
@@ -29,7 +30,10 @@ export async function legacyFilterHook(request: FastifyRequest): Promise<void> {
   const filter = query?.filter;
   if (typeof filter !== 'string' || !filter.trimStart().startsWith('{')) return;
   const parsed = parseRubyInspect(filter);
-  if (parsed !== undefined && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) query!.filter = parsed;
+  if (parsed === undefined || typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return;
+  // Escapes in the printed hash (`\u0000`) can produce what the text guard refused in the raw query.
+  if (findNul(parsed) !== undefined) throw badParameter('filter', 'filter must not contain the NUL character (U+0000)');
+  query!.filter = parsed;
 }
 
 type Printed = string | null | Printed[] | { [key: string]: Printed };

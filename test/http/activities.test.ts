@@ -326,6 +326,8 @@ for (const engine of ENGINES) {
       assertBadParameter(await h.get(`/v0/activities?${printed('{:type=>{:in=>[:"activity/nothing"]}}')}`), 'filter[type][in][0]');
       assertBadParameter(await h.get(`/v0/activities?${printed('{:occurred_at=>{:gte=>yesterday}}')}`), 'filter[occurred_at][gte]');
       assertBadParameter(await h.get(`/v0/activities?${printed('{:type=>')}`), 'filter');
+      // An escape in the printed hash must not smuggle in the NUL the raw query may not hold.
+      assertBadParameter(await h.get(`/v0/activities?${printed('{:item_id=>{:eq=>"a\\u0000b"}}')}`), 'filter');
     });
 
     it('filter[item_id][eq] together with constituent_entity_type[eq] applies both', async () => {
