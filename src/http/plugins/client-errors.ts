@@ -102,10 +102,10 @@ export function answerClientError(this: FastifyInstance, connectionError: Connec
 const answered = new WeakSet<Socket>();
 
 function answerBytes(error: AppError, requestId: string, head: boolean): string {
-  const body = JSON.stringify(errorBody(error));
-  const status = `HTTP/1.1 ${error.status} ${errorBody(error).errors[0]!.title}`;
+  const envelope = errorBody(error);
+  const body = JSON.stringify(envelope);
   const headers = [
-    status,
+    `HTTP/1.1 ${error.status} ${envelope.errors[0]!.title}`,
     'Content-Type: application/json; charset=utf-8',
     // For HEAD the length is that of the body a GET would have had; the body itself is never sent.
     `Content-Length: ${Buffer.byteLength(body)}`,
