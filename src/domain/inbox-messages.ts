@@ -14,6 +14,7 @@ import type { BodyInput } from './notes.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { BlobStore } from './ports/blob-store.ts';
 import type { RecordFilter, RecordRepo, Store } from './ports/store.ts';
+import { recordLock } from './locks.ts';
 
 export type AddressRole = 'from' | 'reply_to' | 'to' | 'cc' | 'bcc';
 
@@ -144,6 +145,7 @@ export async function createDraft(store: Store, principal: Principal, input: Dra
     const now = timestamp(clock);
     let conversation: Conversation;
     if (input.conversation_id !== undefined) {
+      await tx.lock([recordLock('conversation', input.conversation_id)]);
       const found = await tx.conversations.find(orgId, input.conversation_id);
       if (!found || found.inboxId !== inbox.id) throw invalidAt('/conversation_id', `inbox ${inbox.id} has no conversation "${input.conversation_id}"`);
       conversation = { ...found, draft: true, lastMessageAt: later(found.lastMessageAt, now), updatedAt: now };
@@ -168,11 +170,21 @@ export async function createDraft(store: Store, principal: Principal, input: Dra
     };
     await tx.messages.insert(message);
     return message;
-  }, orgId);
+  });
 }
 
 export async function getMessage(store: Store, orgId: string, id: string): Promise<Message> {
   return orNotFound(store.messages.find(orgId, id));
+}
+
+/**
+ * The message, read under its conversation's lock: writes of one conversation (its messages' state, its
+ * draft flag and last message time) run one at a time; other conversations' do not wait.
+ */
+export async function lockedMessage(store: Store, orgId: string, id: string): Promise<Message> {
+  const { conversationId } = await getMessage(store, orgId, id);
+  await store.lock([recordLock('conversation', conversationId)]);
+  return getMessage(store, orgId, id);
 }
 
 export async function getConversation(store: Store, orgId: string, id: string): Promise<Conversation> {
@@ -190,7 +202,7 @@ function requireDraft(message: Message, action: string): void {
 
 export async function updateDraft(store: Store, orgId: string, id: string, patch: DraftPatch): Promise<Message> {
   return store.transaction(async (tx) => {
-    const current = await getMessage(tx, orgId, id);
+    const current = await lockedMessage(tx, orgId, id);
     requireDraft(current, 'updated');
     if (patch.lock_version !== current.lockVersion) {
       throw new AppError('stale_lock_version', `lock_version ${patch.lock_version} is stale: the draft is at ${current.lockVersion}; fetch it and apply the change again`);
@@ -201,26 +213,26 @@ export async function updateDraft(store: Store, orgId: string, id: string, patch
     next.addresses = await recipients(tx, orgId, patch, current.addresses);
     await tx.messages.update(next);
     return next;
-  }, orgId);
+  });
 }
 
 export async function deleteDraft(store: Store, blobs: BlobStore, orgId: string, id: string, clock?: Clock): Promise<void> {
   const attachments = await store.transaction(async (tx) => {
-    const message = await getMessage(tx, orgId, id);
+    const message = await lockedMessage(tx, orgId, id);
     requireDraft(message, 'deleted');
     const all = await everyRecord(tx.attachments, orgId, { messageId: id });
     for (const a of all) await tx.attachments.delete(orgId, a.id);
     await tx.messages.delete(orgId, id);
     await refreshConversation(tx, orgId, message.conversationId, timestamp(clock));
     return all;
-  }, orgId);
+  });
   for (const a of attachments) await blobs.delete(a.blobKey);
 }
 
 /** Tycho extension: sends a draft. Nothing leaves the machine; the message becomes sent and the activity is recorded. */
 export async function sendDraft(store: Store, principal: Principal, id: string, clock?: Clock): Promise<Message> {
   return store.transaction(async (tx) => {
-    const message = await getMessage(tx, principal.orgId, id);
+    const message = await lockedMessage(tx, principal.orgId, id);
     if (!message.draft) throw new AppError('validation_failed', 'this message has already been sent');
     if (!message.addresses.some((a) => a.role === 'to' || a.role === 'cc' || a.role === 'bcc')) {
       throw new AppError('validation_failed', 'a draft needs at least one recipient (to, cc or bcc) before it can be sent');
@@ -231,7 +243,7 @@ export async function sendDraft(store: Store, principal: Principal, id: string, 
     await refreshConversation(tx, principal.orgId, message.conversationId, now);
     await recordWrite(tx, principal, 'activity/inbox_message_sent', now, { id: message.id, type: 'email_message' });
     return sent;
-  }, principal.orgId);
+  });
 }
 
 /** Keeps the conversation's `draft` flag (a draft exists) and `last_message_at` current. */
@@ -277,13 +289,6 @@ export async function everyRecord<T extends { id: string; orgId: string }, F ext
 export interface InboxListFilter {
   inboxIds?: string[];
   conversationIds?: string[];
-}
-
-/** The ids every given constraint allows (sorted, once each), or undefined when none is given. */
-export function allowedIds(...constraints: (readonly string[] | undefined)[]): string[] | undefined {
-  const given = constraints.filter((c): c is readonly string[] => c !== undefined);
-  if (given.length === 0) return undefined;
-  return [...new Set(given[0])].filter((id) => given.every((c) => c.includes(id))).sort();
 }
 
 /** The name a list's cursors are bound to: the same filter, the same list. */

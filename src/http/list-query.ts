@@ -8,20 +8,50 @@ import { badParameter } from '../domain/errors.ts';
 import { findNul } from './plugins/text-guard.ts';
 
 /** `x[eq]=<id>`. */
-export const Eq = Type.Optional(Type.Object({ eq: Type.Optional(Type.String({ minLength: 1 })) }));
+const Eq = Type.Optional(Type.Object({ eq: Type.Optional(Type.String({ minLength: 1 })) }));
 
 /** `x[]=<id>&x[]=<id>` (the oldest SDKs' multi-valued filters). */
-export const IdList = Type.Optional(Type.Array(Type.String({ minLength: 1 })));
+const IdList = Type.Optional(Type.Array(Type.String({ minLength: 1 })));
 
-/** The one id an `x[eq]` filter allows, as a list (undefined when not given). */
-export const eqValues = (filter: { eq?: string } | undefined): string[] | undefined => (filter?.eq === undefined ? undefined : [filter.eq]);
+/**
+ * The `include[]` a list or retrieve accepts, declared in its schema: the OpenAPI document lists the values and
+ * any other value is a 400 naming `include[]`.
+ */
+export const Include = (values: readonly string[]) =>
+  Type.Optional(Type.Array(Type.Union(values.map((v) => Type.Literal(v)), { errorMessage: `must be one of: ${values.join(', ')}` })));
 
-/** The `include[]` values asked for, or undefined when none; a value not in `accepted` → 400 naming include[]. */
-export function includesOf(include: readonly string[] | undefined, accepted: readonly string[]): Set<string> | undefined {
-  if (include === undefined || include.length === 0) return undefined;
-  const unknown = include.find((i) => !accepted.includes(i));
-  if (unknown !== undefined) throw badParameter('include[]', `include[] takes ${accepted.join(', ')}; got "${unknown}"`);
-  return new Set(include);
+/** The `include[]` values asked for (already checked by the schema), or undefined when none. */
+export const includesOf = (include: readonly string[] | undefined): Set<string> | undefined =>
+  include === undefined || include.length === 0 ? undefined : new Set(include);
+
+/**
+ * Id filters of a list in every spelling the SDKs have sent — `x[eq]`, `filter[x][eq]` and the oldest SDKs'
+ * `legacy[]=…` lists — declared once: `properties` go into the route's querystring schema, `read` gives each
+ * filter's allowed ids (the intersection of every spelling given; undefined when none was).
+ */
+export function idFilters<N extends string>(spellings: Record<N, { legacyList?: string }>) {
+  const names = Object.keys(spellings) as N[];
+  const own = Object.fromEntries(names.map((n) => [n, Eq]));
+  const legacy = Object.fromEntries(names.flatMap((n) => (spellings[n].legacyList ? [[spellings[n].legacyList!, IdList]] : [])));
+  return {
+    properties: { ...own, ...legacy, filter: Type.Optional(Type.Object(own)) },
+    read(query: Record<string, unknown>): Record<N, string[] | undefined> {
+      const eq = (value: unknown) => {
+        const id = (value as { eq?: string } | undefined)?.eq;
+        return id === undefined ? undefined : [id];
+      };
+      const nested = (query.filter ?? {}) as Record<string, unknown>;
+      const list = (n: N) => (spellings[n].legacyList ? (query[spellings[n].legacyList!] as string[] | undefined) : undefined);
+      return Object.fromEntries(names.map((n) => [n, intersect(eq(query[n]), eq(nested[n]), list(n))])) as Record<N, string[] | undefined>;
+    },
+  };
+}
+
+/** The ids every given constraint allows, sorted; undefined when no constraint was given. */
+function intersect(...constraints: (readonly string[] | undefined)[]): string[] | undefined {
+  const given = constraints.filter((c): c is readonly string[] => c !== undefined);
+  if (given.length === 0) return undefined;
+  return [...new Set(given[0])].filter((id) => given.every((c) => c.includes(id))).sort();
 }
 
 /** Replaces a `filter` sent as a printed Ruby hash by the object it prints; anything else is left to validation. */

@@ -21,7 +21,8 @@ export function validationError(issues: SchemaIssue[], context: string | undefin
     if (segments.length === 0) return new AppError('invalid_body', `the request body ${describe(issue)}`);
     return new AppError('validation_failed', `${segments.join('.')} ${describe(issue)}`, { pointer: path });
   }
-  const parameter = segments.length === 0 ? '' : segments[0] + segments.slice(1).map((s) => `[${s}]`).join('');
+  // Array positions read as `[]`, the way the SDKs send arrays (`include[]=…`, `filter[type][in][]=…`).
+  const parameter = segments.length === 0 ? '' : segments[0] + segments.slice(1).map((s) => (/^\d+$/.test(s) ? '[]' : `[${s}]`)).join('');
   if (context === 'headers') return new AppError('invalid_header', `header ${parameter} ${describe(issue)}`, { parameter });
   return new AppError('invalid_parameter', `${parameter || 'the query string'} ${describe(issue)}`, { parameter });
 }

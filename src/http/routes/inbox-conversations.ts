@@ -5,7 +5,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import {
-  allowedIds,
   getConversation,
   inboxListName,
   listConversations,
@@ -19,20 +18,15 @@ import type { Store } from '../../domain/ports/store.ts';
 import { ListOf, PageQuery } from '../schemas/common.ts';
 import { ConversationListElement, ConversationWire, renderConversation, renderMessage } from '../schemas/inbox-messages.ts';
 import { renderInbox } from '../schemas/inboxes.ts';
-import { eqValues, Eq, IdList, includesOf, legacyFilterHook } from '../list-query.ts';
+import { idFilters, Include, includesOf, legacyFilterHook } from '../list-query.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 /** `tags` is always present; `addresses` (participants) is what the oldest SDKs ask for. */
 const INCLUDES = ['inbox', 'messages', 'messages.addresses', 'addresses', 'tags'] as const;
 
-const ListQuery = Type.Object({
-  ...PageQuery.properties,
-  inbox_id: Eq,
-  conversation_id: Eq,
-  inbox: IdList,
-  include: Type.Optional(Type.Array(Type.String())),
-  filter: Type.Optional(Type.Object({ inbox_id: Eq, conversation_id: Eq })),
-});
+const FILTERS = idFilters({ inbox_id: { legacyList: 'inbox' }, conversation_id: {} });
+
+const ListQuery = Type.Object({ ...PageQuery.properties, ...FILTERS.properties, include: Include(INCLUDES) });
 
 /** The conversations as objects, with what `include` asks for (read once for all of them). */
 async function renderConversations(store: Store, orgId: string, conversations: Conversation[], include: ReadonlySet<string>) {
@@ -65,12 +59,10 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
     },
     async (req) => {
       const { orgId } = req.principal;
-      const { after, before, limit, inbox_id, conversation_id, inbox, filter } = req.query;
-      const include = includesOf(req.query.include, INCLUDES);
-      const where = {
-        inboxIds: allowedIds(eqValues(inbox_id), eqValues(filter?.inbox_id), inbox),
-        conversationIds: allowedIds(eqValues(conversation_id), eqValues(filter?.conversation_id)),
-      };
+      const { after, before, limit } = req.query;
+      const include = includesOf(req.query.include);
+      const filters = FILTERS.read(req.query);
+      const where = { inboxIds: filters.inbox_id, conversationIds: filters.conversation_id };
       const list = inboxListName('inbox_conversations', where);
       const page = await listConversations(store, orgId, where, listing.page(req, { after, before, limit }, list));
       // Without include[] a list holds pointers, as the newest API's does; with it, full conversations.
@@ -85,13 +77,13 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
     {
       schema: {
         params: Type.Object({ id: Type.String() }),
-        querystring: Type.Object({ include: Type.Optional(Type.Array(Type.String())) }),
+        querystring: Type.Object({ include: Include(INCLUDES) }),
         response: { 200: ConversationWire },
       },
     },
     async (req) => {
       const { orgId } = req.principal;
-      const include = includesOf(req.query.include, INCLUDES) ?? new Set<string>();
+      const include = includesOf(req.query.include) ?? new Set<string>();
       const conversation = await getConversation(store, orgId, req.params.id);
       const [out] = await renderConversations(store, orgId, [conversation], include);
       return out!;

@@ -6,7 +6,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
-  allowedIds,
   conversationsByIds,
   createDraft,
   deleteDraft,
@@ -30,7 +29,7 @@ import {
   renderAttachment,
   renderMessage,
 } from '../schemas/inbox-messages.ts';
-import { eqValues, Eq, IdList, includesOf, legacyFilterHook } from '../list-query.ts';
+import { idFilters, Include, includesOf, legacyFilterHook } from '../list-query.ts';
 import { readUpload } from '../uploads.ts';
 import { downloadUrl } from './downloads.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -38,15 +37,9 @@ import type { RouteDeps } from '../route-deps.ts';
 const Params = Type.Object({ id: Type.String() });
 const INCLUDES = ['addresses', 'attachments', 'conversation'] as const;
 
-const ListQuery = Type.Object({
-  ...PageQuery.properties,
-  inbox_id: Eq,
-  conversation_id: Eq,
-  inbox: IdList,
-  conversation: IdList,
-  include: Type.Optional(Type.Array(Type.String())),
-  filter: Type.Optional(Type.Object({ inbox_id: Eq, conversation_id: Eq })),
-});
+const FILTERS = idFilters({ inbox_id: { legacyList: 'inbox' }, conversation_id: { legacyList: 'conversation' } });
+
+const ListQuery = Type.Object({ ...PageQuery.properties, ...FILTERS.properties, include: Include(INCLUDES) });
 
 export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock, blobs, downloads }) => {
   const attachmentOut = (req: FastifyRequest) => (a: Attachment) => renderAttachment(a, downloadUrl(req, downloads, clock, a.orgId, a.id));
@@ -72,12 +65,10 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     '/inbox_messages',
     { preValidation: legacyFilterHook, schema: { querystring: ListQuery, response: { 200: ListOf(MessageListElement) } } },
     async (req) => {
-      const { after, before, limit, inbox_id, conversation_id, inbox, conversation, filter } = req.query;
-      const include = includesOf(req.query.include, INCLUDES);
-      const where = {
-        inboxIds: allowedIds(eqValues(inbox_id), eqValues(filter?.inbox_id), inbox),
-        conversationIds: allowedIds(eqValues(conversation_id), eqValues(filter?.conversation_id), conversation),
-      };
+      const { after, before, limit } = req.query;
+      const include = includesOf(req.query.include);
+      const filters = FILTERS.read(req.query);
+      const where = { inboxIds: filters.inbox_id, conversationIds: filters.conversation_id };
       // Named as before (inbox_messages/<inbox>/<conversation>), so cursors of earlier versions stay valid.
       const list = inboxListName('inbox_messages', { ...where, conversationIds: where.conversationIds ?? [] });
       const page = await listMessages(store, req.principal.orgId, where, listing.page(req, { after, before, limit }, list));
@@ -94,9 +85,9 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
 
   app.get(
     '/inbox_messages/:id',
-    { schema: { params: Params, querystring: Type.Object({ include: Type.Optional(Type.Array(Type.String())) }), response: { 200: MessageWire } } },
+    { schema: { params: Params, querystring: Type.Object({ include: Include(INCLUDES) }), response: { 200: MessageWire } } },
     async (req) => {
-      const include = includesOf(req.query.include, INCLUDES) ?? new Set<string>();
+      const include = includesOf(req.query.include) ?? new Set<string>();
       const [out] = await renderMessages(req, [await getMessage(store, req.principal.orgId, req.params.id)], include);
       return out!;
     },

@@ -6,18 +6,18 @@ import { getInbox, listInboxes } from '../../domain/inboxes.ts';
 import { allTagsets, availableIn } from '../../domain/tagsets.ts';
 import { ListOf, PageQuery } from '../schemas/common.ts';
 import { INBOX_INCLUDES, InboxWire, renderInbox } from '../schemas/inboxes.ts';
-import { includesOf } from '../list-query.ts';
+import { Include, includesOf } from '../list-query.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
-const Include = Type.Optional(Type.Array(Type.String()));
+const IncludeTagsets = Include(INBOX_INCLUDES);
 
 export const inboxRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing }) => {
   app.get(
     '/inboxes',
-    { schema: { querystring: Type.Object({ ...PageQuery.properties, include: Include }), response: { 200: ListOf(InboxWire) } } },
+    { schema: { querystring: Type.Object({ ...PageQuery.properties, include: IncludeTagsets }), response: { 200: ListOf(InboxWire) } } },
     async (req) => {
       const { include, ...pageQuery } = req.query;
-      const fullTagsets = includesOf(include, INBOX_INCLUDES) !== undefined;
+      const fullTagsets = includesOf(include) !== undefined;
       const page = await listInboxes(store, req.principal.orgId, listing.page(req, pageQuery, 'inboxes'));
       const tagsets = await allTagsets(store, req.principal.orgId);
       return listing.envelope(req, 'inboxes', page, (inbox) => renderInbox(inbox, availableIn(tagsets, inbox.id), { fullTagsets }));
@@ -26,9 +26,9 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
 
   app.get(
     '/inboxes/:id',
-    { schema: { params: Type.Object({ id: Type.String() }), querystring: Type.Object({ include: Include }), response: { 200: InboxWire } } },
+    { schema: { params: Type.Object({ id: Type.String() }), querystring: Type.Object({ include: IncludeTagsets }), response: { 200: InboxWire } } },
     async (req) => {
-      const fullTagsets = includesOf(req.query.include, INBOX_INCLUDES) !== undefined;
+      const fullTagsets = includesOf(req.query.include) !== undefined;
       const inbox = await getInbox(store, req.principal.orgId, req.params.id);
       return renderInbox(inbox, availableIn(await allTagsets(store, req.principal.orgId), inbox.id), { fullTagsets });
     },
