@@ -180,7 +180,7 @@ function parameterEntriesArb(param: Parameter, prefix = ''): fc.Arbitrary<QueryE
       param.name === 'sort'
         ? text(sortKeyArb)
         : param.name === 'include'
-          ? text(fc.oneof(fc.constantFrom('addresses', 'attachments', 'conversation', 'messages', 'inbox'), fieldKeyArb))
+          ? text(fc.oneof(fc.constantFrom(...(enumOf(item) ?? INCLUDE_VALUES)), fieldKeyArb))
           : scalarValueArb(param.name, item);
     const many =
       param.name === 'sort'
@@ -445,6 +445,12 @@ const contentTypeArb: fc.Arbitrary<RequestSpec['contentType']> = fc.oneof(
 // What a well-behaved client would send: right kind of real ids, sensible query values, an unmutated body. Most
 // generated requests are clean but for one part, so that the deep code paths are reached with one fault at a time.
 
+/** The values an enum (or a union of single-value enums) allows, as strings. */
+function enumOf(schema: Schema | undefined): string[] | undefined {
+  const values = schema?.enum ?? schema?.anyOf?.flatMap((s) => s.enum ?? []);
+  return values && values.length > 0 ? values.map(String) : undefined;
+}
+
 const INCLUDE_VALUES = ['addresses', 'attachments', 'conversation', 'inbox', 'messages', 'messages.addresses', 'tags'];
 
 function cleanScalarArb(name: string, schema: Schema): fc.Arbitrary<QueryValue> {
@@ -463,7 +469,15 @@ function cleanParameterArb(param: Parameter, prefix = ''): fc.Arbitrary<QueryEnt
   const name = prefix ? `${prefix}[${param.name}]` : param.name;
   const schema = param.schema;
   if (schema.type === 'array') {
-    const value = param.name === 'sort' ? text(sortKeyArb.filter((k) => /^-?[a-z_.]+$/.test(k))) : param.name === 'include' ? text(fc.constantFrom(...INCLUDE_VALUES)) : cleanScalarArb(param.name, schema.items ?? {});
+    const listed = enumOf(schema.items);
+    const value =
+      param.name === 'sort'
+        ? text(sortKeyArb.filter((k) => /^-?[a-z_.]+$/.test(k)))
+        : listed
+          ? text(fc.constantFrom(...listed))
+          : param.name === 'include'
+            ? text(fc.constantFrom(...INCLUDE_VALUES))
+            : cleanScalarArb(param.name, schema.items ?? {});
     return fc.array(value, { minLength: 1, maxLength: 2 }).map((values) => values.map((v) => ({ key: `${name}[]`, value: v, encode: true })));
   }
   if (schema.type === 'object' && schema.properties) {
