@@ -103,11 +103,11 @@ export async function updateField(
 export async function deleteField(store: Store, orgId: string, collectionKey: string, fieldKey: string): Promise<void> {
   await store.transaction(async (tx) => {
     const field = await findField(tx, orgId, collectionKey, fieldKey);
-    if (field.kind === 'system') throw new AppError('validation_failed', `${field.ref} is a system field and cannot be deleted`);
+    if (field.kind === 'system') throw new AppError('invalid_state', `${field.ref} is a system field and cannot be deleted`);
     if (field.kind === 'inverse') {
       const source = field.config.sourceFieldId ? (await tx.fields.findMany(orgId, [field.config.sourceFieldId]))[0] : undefined;
       throw new AppError(
-        'validation_failed',
+        'invalid_state',
         `${field.ref} is the reverse side of a two-way relation${source ? ` (field ${source.ref})` : ''}; delete that field instead`,
       );
     }

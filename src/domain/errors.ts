@@ -20,6 +20,8 @@ const catalogue = {
   unsupported_media_type: 415,
   headers_too_large: 431,
   validation_failed: 422,
+  /** Well-formed, but the target's state does not allow it (a sent message, a funnel in use): no source. */
+  invalid_state: 422,
   collection_not_found: 422,
   rate_limited: 429,
   internal: 500,

@@ -114,7 +114,7 @@ export async function deleteFunnel(store: Store, orgId: string, id: string): Pro
     const users = await tx.fields.listByFunnel(orgId, id);
     if (users.length > 0) {
       throw new AppError(
-        'validation_failed',
+        'invalid_state',
         `the funnel is used by stage field(s) ${users.map((f) => f.ref).join(', ')}; delete those fields or switch them to another funnel first`,
       );
     }

@@ -197,7 +197,7 @@ export async function conversationsByIds(store: Store, orgId: string, ids: reado
 }
 
 function requireDraft(message: Message, action: string): void {
-  if (!message.draft) throw new AppError('validation_failed', `only draft messages can be ${action}; this message has been sent`);
+  if (!message.draft) throw new AppError('invalid_state', `only draft messages can be ${action}; this message has been sent`);
 }
 
 export async function updateDraft(store: Store, orgId: string, id: string, patch: DraftPatch): Promise<Message> {
@@ -233,9 +233,9 @@ export async function deleteDraft(store: Store, blobs: BlobStore, orgId: string,
 export async function sendDraft(store: Store, principal: Principal, id: string, clock?: Clock): Promise<Message> {
   return store.transaction(async (tx) => {
     const message = await lockedMessage(tx, principal.orgId, id);
-    if (!message.draft) throw new AppError('validation_failed', 'this message has already been sent');
+    if (!message.draft) throw new AppError('invalid_state', 'this message has already been sent');
     if (!message.addresses.some((a) => a.role === 'to' || a.role === 'cc' || a.role === 'bcc')) {
-      throw new AppError('validation_failed', 'a draft needs at least one recipient (to, cc or bcc) before it can be sent');
+      throw new AppError('invalid_state', 'a draft needs at least one recipient (to, cc or bcc) before it can be sent');
     }
     const now = timestamp(clock);
     const sent: Message = { ...message, draft: false, sentAt: now };

@@ -3,7 +3,7 @@
 import { AppError, invalidAt, notFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
-import { everyRecord, getMessage, type Attachment } from './inbox-messages.ts';
+import { everyRecord, getMessage, lockedMessage, type Attachment } from './inbox-messages.ts';
 import type { Upload } from './files.ts';
 import type { BlobStore } from './ports/blob-store.ts';
 import type { Store } from './ports/store.ts';
@@ -32,7 +32,7 @@ export async function addAttachment(
   clock?: Clock,
 ): Promise<Attachment> {
   const message = await getMessage(store, orgId, messageId);
-  if (!message.draft) throw new AppError('validation_failed', DRAFT_ONLY);
+  if (!message.draft) throw new AppError('invalid_state', DRAFT_ONLY);
   let upload: Pick<Upload, 'filename' | 'contentType' | 'data'>;
   if ('fileId' in source) {
     const file = await store.files.find(orgId, source.fileId);
@@ -57,9 +57,9 @@ export async function addAttachment(
   try {
     await store.transaction(async (tx) => {
       // Checked again inside the transaction: the draft may have been sent meanwhile.
-      if (!(await getMessage(tx, orgId, messageId)).draft) throw new AppError('validation_failed', DRAFT_ONLY);
+      if (!(await lockedMessage(tx, orgId, messageId)).draft) throw new AppError('invalid_state', DRAFT_ONLY);
       await tx.attachments.insert(attachment);
-    }, orgId);
+    });
   } catch (error) {
     await blobs.delete(attachment.blobKey);
     throw error;
@@ -69,12 +69,12 @@ export async function addAttachment(
 
 export async function removeAttachment(store: Store, blobs: BlobStore, orgId: string, messageId: string, id: string): Promise<void> {
   const attachment = await store.transaction(async (tx) => {
-    const message = await getMessage(tx, orgId, messageId);
+    const message = await lockedMessage(tx, orgId, messageId);
     const found = await tx.attachments.find(orgId, id);
     if (!found || found.messageId !== message.id) throw notFound();
-    if (!message.draft) throw new AppError('validation_failed', DRAFT_ONLY);
+    if (!message.draft) throw new AppError('invalid_state', DRAFT_ONLY);
     await tx.attachments.delete(orgId, id);
     return found;
-  }, orgId);
+  });
   await blobs.delete(attachment.blobKey);
 }

@@ -2,7 +2,8 @@
 // - no 5xx (and no hang, and no request slower than FUZZ_SLOW_MS);
 // - every 4xx is the errors envelope with one error whose status is the response's, as a string, and a title;
 //   400/409/413/415/422 carry a `code`; 400 and 422 carry a `detail`; 403/404/429 carry none;
-// - a 422 points at what failed (`source.pointer` into the body or `source.parameter`); a 400 about a query
+// - a 422 points at what failed (`source.pointer` into the body or `source.parameter`), unless its code is
+//   `invalid_state` (the target's state refuses the request); a 400 about a query
 //   parameter, a header or a cursor names it in `source.parameter`;
 // - every 409 carries `x-should-retry: false`;
 // - a request that failed wrote nothing (checked by the caller with database fingerprints).
@@ -72,7 +73,8 @@ function checkErrorBody(res: WireResponse): Violation[] {
   if (pointer !== undefined && (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/')))) {
     out.push({ kind: 'source', message: `${status} source.pointer ${JSON.stringify(pointer)} is not a JSON pointer; body: ${res.text.slice(0, 400)}`, signature: `${status} bad pointer` });
   }
-  if (status === 422 && typeof pointer !== 'string' && !(typeof parameter === 'string' && parameter !== '')) {
+  // invalid_state: the target's state (a sent message, a funnel in use) refuses the request, not an input.
+  if (status === 422 && error.code !== 'invalid_state' && typeof pointer !== 'string' && !(typeof parameter === 'string' && parameter !== '')) {
     out.push({ kind: 'source', message: `422 (${error.code}) without source.pointer or source.parameter; body: ${res.text.slice(0, 400)}`, signature: `422 ${error.code} without source` });
   }
   if (status === 400 && SOURCE_CODES.has(error.code) && !(typeof parameter === 'string' && parameter !== '')) {

@@ -20,7 +20,6 @@ import { openRuntime } from '../../src/runtime.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ID = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
-const UNKNOWN_ID = '1ChFLYDsNehG6QDPrqx815';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 
