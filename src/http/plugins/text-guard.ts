@@ -7,20 +7,34 @@ import { AppError, badParameter, invalidAt } from '../../domain/errors.ts';
 const NUL = '\u0000';
 const escapePointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
+interface Visit {
+  value: unknown;
+  key?: string;
+  parent?: Visit;
+}
+
+/** The path segments from the root down to `visit`. */
+function pathOf(visit: Visit): string[] {
+  const path: string[] = [];
+  for (let v: Visit | undefined = visit; v?.key !== undefined; v = v.parent) path.push(v.key);
+  return path.reverse();
+}
+
 /** Where the first NUL sits in a parsed JSON value: the path segments down to it, or undefined. */
 export function findNul(root: unknown): string[] | undefined {
-  // Iterative, so a deeply nested body cannot exhaust the stack.
-  const pending: { value: unknown; path: string[] }[] = [{ value: root, path: [] }];
+  // Iterative, and paths are only built for a find, so a deeply nested body costs linear time and no stack.
+  const pending: Visit[] = [{ value: root }];
   while (pending.length > 0) {
-    const { value, path } = pending.pop()!;
+    const visit = pending.pop()!;
+    const { value } = visit;
     if (typeof value === 'string') {
-      if (value.includes(NUL)) return path;
+      if (value.includes(NUL)) return pathOf(visit);
     } else if (Array.isArray(value)) {
-      value.forEach((v, i) => pending.push({ value: v, path: [...path, String(i)] }));
+      value.forEach((v, i) => pending.push({ value: v, key: String(i), parent: visit }));
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, v] of Object.entries(value)) {
-        if (key.includes(NUL)) return [...path, key];
-        pending.push({ value: v, path: [...path, key] });
+        if (key.includes(NUL)) return [...pathOf(visit), key];
+        pending.push({ value: v, key, parent: visit });
       }
     }
   }
