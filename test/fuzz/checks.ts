@@ -1,11 +1,11 @@
 // What every response must satisfy, as documented in docs/behaviour.md ("Requests and errors"):
 // - no 5xx (and no hang, and no request slower than FUZZ_SLOW_MS);
 // - every 4xx is the errors envelope with one error whose status is the response's, as a string, and a title;
-//   400/409/413/415/422 carry a `code`; 400 and 422 carry a `detail`; 403/404/429 carry none;
+//   400/408/409/413/415/422/431 carry a `code`; 400 and 422 carry a `detail`; 403/404/429 carry none;
 // - a 422 points at what failed (`source.pointer` into the body or `source.parameter`), unless its code is
 //   `invalid_state` (the target's state refuses the request); a 400 about a query
 //   parameter, a header or a cursor names it in `source.parameter`;
-// - every 409 carries `x-should-retry: false`;
+// - every 409 carries `x-should-retry: false`; an answer to HEAD has no body;
 // - a request that failed wrote nothing (checked by the caller with database fingerprints).
 import type { WireResponse } from './harness.ts';
 
@@ -31,7 +31,7 @@ export function causeOf(serverError: string | undefined): string {
 }
 
 const SOURCE_CODES = new Set(['invalid_parameter', 'invalid_header', 'invalid_cursor']);
-const CODED = new Set([400, 409, 413, 415, 422]);
+const CODED = new Set([400, 408, 409, 413, 415, 422, 431]);
 const BARE = new Set([403, 404, 429]);
 
 export function checkResponse(res: WireResponse, slowMs: number, method = 'GET'): Violation[] {
@@ -45,8 +45,9 @@ export function checkResponse(res: WireResponse, slowMs: number, method = 'GET')
   if (res.status >= 200 && res.status < 300 && /^application\/json/.test(String(res.headers['content-type'] ?? '')) && res.text !== '' && res.body === undefined && method !== 'HEAD') {
     out.push({ kind: 'envelope', message: `${res.status} says JSON but the body does not parse: ${res.text.slice(0, 300)}`, signature: `${res.status} body is not JSON` });
   }
-  // A HEAD answer has no body to check.
-  if (res.status >= 400 && res.status < 500 && method !== 'HEAD') out.push(...checkErrorBody(res));
+  if (method === 'HEAD') {
+    if (res.text !== '') out.push({ kind: 'envelope', message: `HEAD answered ${res.status} with a body: ${res.text.slice(0, 200)}`, signature: 'HEAD answer with a body' });
+  } else if (res.status >= 400 && res.status < 500) out.push(...checkErrorBody(res));
   return out;
 }
 
