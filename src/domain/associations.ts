@@ -2,6 +2,7 @@
 // returned with the item's collection.
 import { invalidAt } from './errors.ts';
 import type { Store } from './ports/store.ts';
+import { itemLock } from './locks.ts';
 
 export interface ItemAssociation {
   id: string;
@@ -16,7 +17,10 @@ export async function checkItemAssociations(
   inputs: { type: string; id: string }[],
   what: string,
 ): Promise<ItemAssociation[]> {
-  const items = new Map((await store.items.findMany(orgId, inputs.filter((a) => a.type === 'item').map((a) => a.id))).map((i) => [i.id, i]));
+  const ids = inputs.filter((a) => a.type === 'item').map((a) => a.id);
+  // Held shared until the write commits: the items cannot be deleted (dropping their links) in between.
+  await store.lock(ids.map(itemLock), 'shared');
+  const items = new Map((await store.items.findMany(orgId, ids)).map((i) => [i.id, i]));
   const collections = new Map((await store.collections.findMany(orgId, [...new Set([...items.values()].map((i) => i.collectionId))])).map((c) => [c.id, c]));
   const result: ItemAssociation[] = [];
   for (const [i, input] of inputs.entries()) {

@@ -57,7 +57,7 @@ export async function createFile(store: Store, blobs: BlobStore, principal: Prin
       await tx.files.insert(file);
       await recordWrite(tx, principal, 'activity/file_created', now, { id: file.id, type: 'file' }, file.associations);
       return file;
-    }, principal.orgId);
+    });
   } catch (error) {
     await blobs.delete(blobKey);
     throw error;
@@ -77,6 +77,6 @@ export async function deleteFile(store: Store, blobs: BlobStore, orgId: string, 
     const found = await getFile(tx, orgId, id);
     await tx.files.delete(orgId, id);
     return found;
-  }, orgId);
+  });
   await blobs.delete(file.blobKey);
 }

@@ -1,10 +1,13 @@
 // Relation values between items: targets must exist in the organization and in an allowed collection;
-// two-way relations mirror every change on the other item, inside the caller's transaction.
+// two-way relations mirror every change on the other item, inside the caller's transaction. Targets are
+// locked before they are read (domain/locks.ts): shared while only their existence matters (a delete takes
+// them exclusive), exclusive where their mirror values are rewritten.
 import { invalidAt } from './errors.ts';
 import { indexEntries, type Item } from './items.ts';
 import type { Field } from './fields.ts';
 import type { FieldChange } from './item-values.ts';
 import type { Store } from './ports/store.ts';
+import { itemLock } from './locks.ts';
 
 interface ItemPointer {
   id: string;
@@ -19,6 +22,11 @@ export async function resolveRelationTargets(store: Store, orgId: string, change
   const relationChanges = changes.filter((c) => c.field.type === 'field/relation' && c.values);
   const ids = [...new Set(relationChanges.flatMap((c) => c.values!.map(idOf)))];
   if (ids.length === 0) return;
+  // Targets of two-way relations are locked exclusive now, as syncTwoWay will rewrite them: taking them
+  // shared first and exclusive later would deadlock two writers pointing at the same target.
+  const mirrored = new Set(relationChanges.filter((c) => c.field.config.relationType === 'two_way').flatMap((c) => c.values!.map(idOf)));
+  await store.lock(ids.filter((id) => mirrored.has(id)).map(itemLock));
+  await store.lock(ids.filter((id) => !mirrored.has(id)).map(itemLock), 'shared');
   const targets = new Map((await store.items.findMany(orgId, ids)).map((t) => [t.id, t]));
   const collections = new Map(
     (await store.collections.findMany(orgId, [...new Set([...targets.values()].map((t) => t.collectionId))])).map((c) => [c.id, c]),
@@ -71,6 +79,7 @@ export async function syncTwoWay(
     const added = [...current].filter((id) => !old.has(id));
     const removed = [...old].filter((id) => !current.has(id));
     if (added.length === 0 && removed.length === 0) continue;
+    await store.lock([...added, ...removed].map(itemLock));
     for (const target of await store.items.findMany(item.orgId, [...added, ...removed])) {
       if (target.id === item.id) continue;
       const mirror = await counterpart(store, field, target);
@@ -90,6 +99,7 @@ export async function syncTwoWay(
 
 /** Removes `targetId` from `field` of the item `itemId` (the far end of a moved one-to-many link). */
 async function unlink(store: Store, itemId: string, field: Field, targetId: string, now: string): Promise<void> {
+  await store.lock([itemLock(itemId)]);
   const [item] = await store.items.findMany(field.orgId, [itemId]);
   if (!item || !item.values[field.id]) return;
   await saveField(store, item, field, item.values[field.id]!.filter((v) => idOf(v) !== targetId), now);
@@ -104,7 +114,10 @@ async function saveField(store: Store, item: Item, field: Field, values: unknown
 
 /** After `itemId` is deleted: relation values pointing at it disappear from every other item. */
 export async function removeRelationsTo(store: Store, orgId: string, itemId: string): Promise<void> {
-  const referrers = await store.items.findMany(orgId, await store.items.idsReferencing(orgId, itemId));
+  // New referrers cannot appear meanwhile: they would need the deleted item's lock to check it exists.
+  const referrerIds = await store.items.idsReferencing(orgId, itemId);
+  await store.lock(referrerIds.map(itemLock));
+  const referrers = await store.items.findMany(orgId, referrerIds);
   const fieldIds = [...new Set(referrers.flatMap((r) => Object.keys(r.values)))];
   const relationFields = (await store.fields.findMany(orgId, fieldIds)).filter((f) => f.type === 'field/relation');
   for (const referrer of referrers) {

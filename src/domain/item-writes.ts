@@ -1,6 +1,8 @@
 // Item writes: create, update (with strategies), delete and upsert. Each is one transaction that checks
 // values, relation targets, required and unique fields, keeps two-way relations mirrored and records
-// the activity the change causes.
+// the activity the change causes. Writers of one organization run side by side: each holds the schema lock
+// shared and locks only what it reads to decide (domain/locks.ts): the item it changes, the identifier and
+// unique values it checks, the relation targets it checks or mirrors onto.
 import { AppError, invalidAt, notFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
@@ -11,6 +13,7 @@ import { indexEntries, indexKey, type Item } from './items.ts';
 import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { Store } from './ports/store.ts';
+import { itemLock, schemaLock, valueLock } from './locks.ts';
 
 /** Identifier values one upsert may match on; each is an index lookup inside the write transaction. */
 const MAX_IDENTIFIERS = 100;
@@ -37,10 +40,11 @@ export async function findItem(store: Store, schema: CollectionSchema, id: strin
 
 export async function createItem(store: Store, principal: Principal, collectionKey: string, input: ValuesInput, clock?: Clock): Promise<ItemView> {
   return store.transaction(async (tx) => {
+    await tx.lock([schemaLock(principal.orgId)], 'shared');
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
     const changes = parseValueMap(schema, input.values);
     return { item: await insertItem(tx, principal, schema, changes, timestamp(clock)), schema };
-  }, principal.orgId);
+  });
 }
 
 export async function updateItem(
@@ -53,20 +57,26 @@ export async function updateItem(
   clock?: Clock,
 ): Promise<ItemView> {
   return store.transaction(async (tx) => {
+    await tx.lock([schemaLock(principal.orgId)], 'shared');
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
+    // Read after the lock: a concurrent update of the item is either complete or not begun.
+    await tx.lock([itemLock(id)]);
     const item = await findItem(tx, schema, id);
     const changes = parseValueMap(schema, input.values);
     return { item: await changeItem(tx, schema, item, changes, strategies, timestamp(clock)), schema };
-  }, principal.orgId);
+  });
 }
 
 export async function deleteItem(store: Store, principal: Principal, collectionKey: string, id: string): Promise<void> {
   await store.transaction(async (tx) => {
+    await tx.lock([schemaLock(principal.orgId)], 'shared');
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
+    // Exclusive on the item: writers pointing relations at it hold it (shared) while they check it exists.
+    await tx.lock([itemLock(id)]);
     const item = await findItem(tx, schema, id);
     await tx.items.delete(principal.orgId, item.id);
     await removeRelationsTo(tx, principal.orgId, item.id);
-  }, principal.orgId);
+  });
 }
 
 /** Finds the item holding any identifier value: none → create, one → update, several → 409. */
@@ -79,6 +89,7 @@ export async function upsertItem(
   clock?: Clock,
 ): Promise<ItemView & { created: boolean }> {
   return store.transaction(async (tx) => {
+    await tx.lock([schemaLock(principal.orgId)], 'shared');
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
     const identifiers = parseValueMap(schema, input.identifiers, '/identifiers').filter((c) => c.values);
     const identifierCount = identifiers.reduce((n, c) => n + (c.values?.length ?? 0), 0);
@@ -89,6 +100,9 @@ export async function upsertItem(
       throw invalidAt('/identifiers', 'identifiers must map at least one field ref to a value, e.g. {"email": {"type": "value/email", "data": "jane@example.com"}}');
     }
     await resolveRelationTargets(tx, principal.orgId, identifiers);
+    // Upserts on a shared identifier value run one at a time, so exactly one of them creates the item;
+    // upserts on other values do not wait.
+    await tx.lock(identifiers.flatMap(({ field, values }) => values!.map((value) => valueLock(field, value))));
     const matches = new Set<string>();
     for (const { field, values } of identifiers) {
       for (const value of values!) for (const id of await tx.items.idsWithKey(principal.orgId, field.id, indexKey(field, value))) matches.add(id);
@@ -98,14 +112,17 @@ export async function upsertItem(
     }
     const changes = parseValueMap(schema, input.values ?? {});
     const now = timestamp(clock);
-    if (matches.size === 0) {
+    const matched = matches.size === 0 ? undefined : [...matches][0]!;
+    if (matched !== undefined) await tx.lock([itemLock(matched)]);
+    // Read after its lock; an item deleted meanwhile leaves nothing to update, so the upsert creates.
+    const [item] = matched === undefined ? [] : await tx.items.findMany(principal.orgId, [matched]);
+    if (!item || item.collectionId !== schema.collection.id) {
       const named = new Set(changes.map((c) => c.field.id));
       const all = [...identifiers.filter((c) => !named.has(c.field.id)), ...changes];
       return { item: await insertItem(tx, principal, schema, all, now), schema, created: true };
     }
-    const item = await findItem(tx, schema, [...matches][0]!);
     return { item: await changeItem(tx, schema, item, changes, strategies, now), schema, created: false };
-  }, principal.orgId);
+  });
 }
 
 async function insertItem(store: Store, principal: Principal, schema: CollectionSchema, changes: FieldChange[], now: string): Promise<Item> {
@@ -149,8 +166,10 @@ async function changeItem(
  * fields being written can newly collide: the others' values were unique when they were written.
  */
 async function checkUnique(store: Store, schema: CollectionSchema, item: Item, changes: FieldChange[]): Promise<void> {
-  for (const { field, pointers } of changes) {
-    if (!field.unique) continue;
+  // A writer checking (or about to write) a unique value waits for any other writer of the same value.
+  const unique = changes.filter((c) => c.field.unique);
+  await store.lock(unique.flatMap(({ field }) => (item.values[field.id] ?? []).map((value) => valueLock(field, value))));
+  for (const { field, pointers } of unique) {
     for (const [i, value] of (item.values[field.id] ?? []).entries()) {
       const others = (await store.items.idsWithKey(item.orgId, field.id, indexKey(field, value))).filter((id) => id !== item.id);
       if (others.length > 0) {

@@ -8,6 +8,7 @@ import type { Principal } from './api-keys.ts';
 import { checkItemAssociations, type ItemAssociation } from './associations.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
+import { recordLock } from './locks.ts';
 
 export interface Note {
   id: string;
@@ -62,7 +63,7 @@ export async function createNote(store: Store, principal: Principal, input: Note
     await tx.notes.insert(note);
     await recordWrite(tx, principal, 'activity/note_created', now, { id: note.id, type: 'note' }, note.associations);
     return note;
-  }, principal.orgId);
+  });
 }
 
 export async function getNote(store: Store, orgId: string, id: string): Promise<Note> {
@@ -82,6 +83,8 @@ export async function updateNote(
   clock?: Clock,
 ): Promise<Note> {
   return store.transaction(async (tx) => {
+    // Only writers of this note wait: the lock_version check and the write must not interleave with theirs.
+    await tx.lock([recordLock('note', id)]);
     const current = await getNote(tx, orgId, id);
     if (input.lock_version !== current.lockVersion) {
       throw new AppError('stale_lock_version', `lock_version ${input.lock_version} is stale: the note is at ${current.lockVersion}; fetch it and apply the change again`);
@@ -91,12 +94,12 @@ export async function updateNote(
     if (input.associations !== undefined) next.associations = await checkItemAssociations(tx, orgId, input.associations, 'notes');
     await tx.notes.update(next);
     return next;
-  }, orgId);
+  });
 }
 
 export async function deleteNote(store: Store, orgId: string, id: string): Promise<void> {
   await store.transaction(async (tx) => {
     await getNote(tx, orgId, id);
     await tx.notes.delete(orgId, id);
-  }, orgId);
+  });
 }

@@ -4,6 +4,7 @@ import { invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { buildOptions, type OptionInput } from './field-params.ts';
+import { recordLock } from './locks.ts';
 import type { ChoiceOption } from './fields.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
@@ -57,6 +58,8 @@ export function listTagsets(store: Store, orgId: string, page: PageRequest): Pro
 /** `tags`, when sent, is the complete new list: entries with an id update that tag, others are new. */
 export async function updateTagset(store: Store, orgId: string, id: string, patch: TagsetInput, clock?: Clock): Promise<Tagset> {
   return store.transaction(async (tx) => {
+    // The whole tagset is written back: a concurrent patch of it must not be overwritten with what it replaced.
+    await tx.lock([recordLock('tagset', id)]);
     const current = await getTagset(tx, orgId, id);
     const next: Tagset = { ...current, updatedAt: timestamp(clock) };
     if (patch.name !== undefined) next.name = checkName(patch.name);
@@ -65,14 +68,14 @@ export async function updateTagset(store: Store, orgId: string, id: string, patc
     if (patch.associations !== undefined) next.associations = await checkAssociations(tx, orgId, patch.associations);
     await tx.tagsets.update(next);
     return next;
-  }, orgId);
+  });
 }
 
 export async function deleteTagset(store: Store, orgId: string, id: string): Promise<void> {
   await store.transaction(async (tx) => {
     await getTagset(tx, orgId, id);
     await tx.tagsets.delete(orgId, id);
-  }, orgId);
+  });
 }
 
 /** Every tagset of the organization (they are few), e.g. to show which ones each inbox offers. */

@@ -2,7 +2,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { throwawayPostgres } from '../helpers/harness.ts';
+import { valueLock } from '../../src/domain/locks.ts';
+import type { Field } from '../../src/domain/fields.ts';
 
 const KEY = 'tycho_scale_out_key_0123456789';
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -76,6 +79,78 @@ describe('scale-out: two processes, one PostgreSQL database', { skip: !process.e
       ),
     );
     assert.deepEqual(responses.map((r) => r.status).sort(), [201, 422, 422, 422, 422, 422, 422, 422, 422, 422]);
+  });
+
+  it('eight upserts per process on disjoint identifiers of one organization run side by side', async () => {
+    // Deterministic, no timing: this test's own connection holds the identifier locks of one writer per
+    // process, so those two stay inside their write transactions; the other fourteen must still commit.
+    const field = await call(0, 'GET', '/v0/collections/people/fields/email');
+    const emailField = { id: field.body.id, type: 'field/email' } as Field;
+    const address = (i: number) => `parallel-${i}@example.com`;
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      for (const i of [0, 1]) await holder.query('select pg_advisory_lock(hashtextextended($1, 0))', [valueLock(emailField, address(i))]);
+      const settled = new Set<number>();
+      const writes = Array.from({ length: 16 }, (_, i) =>
+        call(i % 2, 'POST', '/v0/collections/people/items/upsert', {
+          identifiers: { email: email(address(i)) },
+          values: { name: { type: 'value/text/single_line', data: `Parallel ${i}` } },
+        }).then((r) => (settled.add(i), r)),
+      );
+      const others = await Promise.all(writes.slice(2));
+      assert.deepEqual(others.map((r) => r.status), Array(14).fill(201));
+      // The two held writers are inside their transactions, each holding the organization's schema lock
+      // (shared) and waiting for its identifier: writes of one organization hold locks at the same time.
+      let waiting: { pid: number }[] = [];
+      for (let tries = 0; tries < 200 && waiting.length < 2; tries++) {
+        waiting = (await holder.query("select pid from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())")).rows;
+        if (waiting.length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(waiting.length, 2);
+      const sharing = await holder.query(
+        "select count(distinct pid)::int as n from pg_locks where locktype = 'advisory' and granted and mode = 'ShareLock' and pid = any($1::int[])",
+        [waiting.map((w) => w.pid)],
+      );
+      assert.equal(sharing.rows[0].n, 2);
+      assert.equal(settled.has(0) || settled.has(1), false);
+      await holder.query('select pg_advisory_unlock_all()');
+      const held = await Promise.all(writes.slice(0, 2));
+      assert.deepEqual(held.map((r) => r.status), [201, 201]);
+    } finally {
+      await holder.end();
+    }
+    for (let i = 0; i < 16; i++) {
+      const found = await call(i % 2, 'POST', '/v0/collections/people/items/search', { filter: { op: 'eq', field: 'email', value: address(i) } });
+      assert.equal(found.body.data.length, 1, address(i));
+    }
+  });
+
+  it('concurrent PATCHes of one item through both processes lose no update', async () => {
+    const refs: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const field = await call(0, 'POST', '/v0/collections/deals/fields', { type: 'field/text/single_line', name: `Patched ${i}` });
+      assert.equal(field.status, 201);
+      refs.push(field.body.ref);
+    }
+    const item = await call(0, 'POST', '/v0/collections/deals/items', { values: {} });
+    assert.equal(item.status, 201, JSON.stringify(item.body));
+    const responses = await Promise.all(
+      refs.map((ref, i) => call(i % 2, 'PATCH', `/v0/collections/deals/items/${item.body.id}`, { values: { [ref]: { type: 'value/text/single_line', data: `v${i}` } } })),
+    );
+    assert.deepEqual(responses.map((r) => r.status), Array(8).fill(200));
+    const after = await call(1, 'GET', `/v0/collections/deals/items/${item.body.id}`);
+    for (const [i, ref] of refs.entries()) assert.equal(after.body.values[ref]?.data ?? after.body.values[ref]?.[0]?.data, `v${i}`, ref);
+  });
+
+  it('racing note updates with one lock_version through both processes: exactly one wins', async () => {
+    const note = await call(0, 'POST', '/v0/notes', { body: { markdown: '# Shared' } });
+    assert.equal(note.status, 201);
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => call(i % 2, 'PATCH', `/v0/notes/${note.body.id}`, { body: { markdown: `# Edit ${i}` }, lock_version: 0 })),
+    );
+    assert.deepEqual(responses.map((r) => r.status).sort(), [200, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
+    assert.equal((await call(1, 'GET', `/v0/notes/${note.body.id}`)).body.lock_version, 1);
   });
 
   it('a cursor made by one process is valid on the other', async () => {

@@ -121,6 +121,8 @@ export interface SettingsRepo {
   getOrInsert(key: string, value: string): Promise<string>;
 }
 
+export type LockMode = 'exclusive' | 'shared';
+
 export interface Store {
   readonly organizations: OrganizationRepo;
   readonly apiKeys: ApiKeyRepo;
@@ -140,11 +142,20 @@ export interface Store {
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;
   /**
-   * Runs `fn` in one transaction; inside a transaction, joins it. Throwing rolls everything back.
-   * Transactions naming the same `serializeOn` key (an organization id) run one after another, across
-   * processes: read-check-write sequences such as upserts and unique checks cannot interleave.
+   * Runs `fn` in one transaction; inside a transaction, joins it. Throwing rolls everything back. A
+   * transaction the database aborts to break a deadlock or a serialization conflict runs again (a few times),
+   * so `fn` must have no effects outside the store; a unique constraint's refusal becomes a `conflict`.
+   * `exclusiveOn` takes `lock([exclusiveOn])` first: with an organization id, the organization's schema lock,
+   * for schema changes (item writes hold it shared, see `domain/locks.ts`).
    */
-  transaction<T>(fn: (tx: Store) => Promise<T>, serializeOn?: string): Promise<T>;
+  transaction<T>(fn: (tx: Store) => Promise<T>, exclusiveOn?: string): Promise<T>;
+  /**
+   * Inside a transaction: waits for locks on these keys and holds them until the transaction ends, across
+   * every process sharing the database. An exclusive lock excludes every other lock on its key; shared locks
+   * coexist. The keys are taken in sorted order, so two calls over overlapping keys cannot deadlock. Where
+   * the engine's write transactions already exclude each other (SQLite) it does nothing.
+   */
+  lock(keys: readonly string[], mode?: LockMode): Promise<void>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /** Refreshes the query planner's statistics, e.g. after a bulk load. */

@@ -1,6 +1,6 @@
-// PostgreSQL: a pg pool shared by the process; many processes may share the database. Writers of one
-// organization are serialised with transaction-scoped advisory locks, and a database that cannot be reached
-// surfaces as 503 rather than as an internal error.
+// PostgreSQL: a pg pool shared by the process; many processes may share the database. Writers exclude each
+// other only where they must, with transaction-scoped advisory locks on narrow keys (see domain/locks.ts), and
+// a database that cannot be reached surfaces as 503 rather than as an internal error.
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type DatabaseConnection, type Driver, type QueryResult, type CompiledQuery } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
@@ -110,8 +110,17 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
   const db = new Kysely<Database>({ dialect: new GuardedPostgresDialect({ pool }) });
   const engine: Engine = {
     name: 'postgres',
-    serialize: async (trx, key) => {
-      await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+    // Advisory locks on 64-bit hashes of the keys: two keys sharing a hash only make one writer wait longer.
+    // unnest yields the keys in order, so they are taken in the caller's (sorted) order.
+    lock: async (trx, keys, mode) => {
+      if (mode === 'shared') await sql`select pg_advisory_xact_lock_shared(hashtextextended(k, 0)) from unnest(${keys}::text[]) as k`.execute(trx);
+      else await sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(${keys}::text[]) as k`.execute(trx);
+    },
+    classify: (error) => {
+      const code = (error as { code?: unknown })?.code;
+      if (code === '40001' || code === '40P01') return 'retry';
+      if (code === '23505') return 'conflict';
+      return undefined;
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     // Kysely's destroy() ends the pool.

@@ -1,7 +1,8 @@
 // The one Store implementation: repositories over a Kysely handle, which is either the database or the
 // transaction in progress.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { SchemaParts, Store } from '../../domain/ports/store.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { LockMode, SchemaParts, Store } from '../../domain/ports/store.ts';
 import { SchemaCache } from './schema-cache.ts';
 import type { Database } from './schema.ts';
 import { organizationRepo } from './organizations.ts';
@@ -20,15 +21,25 @@ import { attachmentMapping, conversationMapping, messageMapping } from './messag
 export interface Engine {
   readonly name: string;
   /**
-   * Makes other transactions that ask for the same key wait until this one ends, in every process sharing the
-   * database. (SQLite's write transactions already exclude each other.)
+   * Takes transaction-scoped locks on these keys (sorted, distinct), in this order, waiting for other
+   * transactions' conflicting locks, in every process sharing the database. An engine whose write
+   * transactions already exclude each other (SQLite) needs to do nothing.
    */
-  serialize(db: Kysely<Database>, key: string): Promise<void>;
+  lock(db: Kysely<Database>, keys: readonly string[], mode: LockMode): Promise<void>;
+  /**
+   * What a driver error means, read from its code: `retry` — the database aborted the transaction to break a
+   * deadlock, a serialization conflict or a busy lock, and running it again may succeed; `conflict` — a unique
+   * constraint refused the write; undefined — anything else.
+   */
+  classify(error: unknown): 'retry' | 'conflict' | undefined;
   /** Connections by state. */
   poolStats(): { total: number; idle: number; waiting: number };
   /** Releases connections and files. */
   close(): Promise<void>;
 }
+
+/** Runs of one transaction before a deadlock or serialization failure is reported as a conflict. */
+const TRANSACTION_ATTEMPTS = 5;
 
 export class SqlStore implements Store {
   readonly organizations;
@@ -70,12 +81,35 @@ export class SqlStore implements Store {
     this.settings = settingsRepo(db);
   }
 
-  transaction<T>(fn: (tx: Store) => Promise<T>, serializeOn?: string): Promise<T> {
+  async transaction<T>(fn: (tx: Store) => Promise<T>, exclusiveOn?: string): Promise<T> {
     if (this.inTransaction) return fn(this);
-    return this.db.transaction().execute(async (trx: Transaction<Database>) => {
-      if (serializeOn !== undefined) await this.engine.serialize(trx, serializeOn);
-      return fn(new SqlStore(trx, this.engine, true, this.schemaCache));
-    });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction().execute(async (trx: Transaction<Database>) => {
+          const tx = new SqlStore(trx, this.engine, true, this.schemaCache);
+          if (exclusiveOn !== undefined) await tx.lock([exclusiveOn]);
+          return fn(tx);
+        });
+      } catch (error) {
+        const meaning = this.engine.classify(error);
+        if (meaning === 'retry' && attempt < TRANSACTION_ATTEMPTS) {
+          // A short random pause, so the transactions that collided do not collide again in step.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+          continue;
+        }
+        if (meaning === 'conflict') throw new AppError('conflict', 'the write conflicts with a concurrent change; fetch the current state and retry');
+        if (meaning === 'retry') throw new AppError('conflict', 'the write kept colliding with concurrent writes; retry it');
+        throw error;
+      }
+    }
+  }
+
+  async lock(keys: readonly string[], mode: LockMode = 'exclusive'): Promise<void> {
+    // Outside a transaction a transaction-scoped lock would end with its own statement: a bug in the caller.
+    if (!this.inTransaction) throw new Error('store.lock() is only meaningful inside store.transaction()');
+    // One order for everybody: two transactions locking overlapping sets in one call cannot deadlock.
+    const sorted = [...new Set(keys)].sort();
+    if (sorted.length > 0) await this.engine.lock(this.db, sorted, mode);
   }
 
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined> {

@@ -62,10 +62,19 @@ export async function openSqlite(path: string): Promise<Store> {
   // Without statistics SQLite may build throw-away indexes for correlated probes instead of using ours.
   database.pragma('automatic_index = off');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database) });
-  // Kysely's destroy() closes the better-sqlite3 handle itself; BEGIN IMMEDIATE already serialises writers.
+  // Kysely's destroy() closes the better-sqlite3 handle itself; BEGIN IMMEDIATE already serialises writers,
+  // so there is nothing to lock.
   const engine: Engine = {
     name: 'sqlite',
-    serialize: async () => {},
+    lock: async () => {},
+    classify: (error) => {
+      const code = (error as { code?: unknown })?.code;
+      if (typeof code !== 'string') return undefined;
+      // Another process held the write lock beyond busy_timeout.
+      if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_')) return 'retry';
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return 'conflict';
+      return undefined;
+    },
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: async () => {},
   };

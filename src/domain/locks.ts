@@ -1,0 +1,24 @@
+// The keys writers lock (store.lock) where a read-check-write cannot be expressed as a constraint. Each key is
+// as narrow as its invariant: the organization's schema, one item, one unique value or identifier of a field.
+// The keys are opaque to the store; they only have to be equal for writers that must not interleave.
+import type { Field } from './fields.ts';
+import { indexKey } from './items.ts';
+
+/**
+ * What the organization's item values mean (collections, fields, funnels). Schema changes take it exclusive
+ * (`store.transaction(fn, orgId)`); item writes take it shared, so they run side by side but never across a
+ * schema change (a field turning unique, a funnel losing a step).
+ */
+export const schemaLock = (orgId: string): string => orgId;
+
+/** One item's document: read, changed and saved by one writer at a time (no lost updates). */
+export const itemLock = (itemId: string): string => `item:${itemId}`;
+
+/** One value of one field, as the index compares it: upserts matching on it, unique checks of it. */
+export function valueLock(field: Field, value: unknown): string {
+  const key = indexKey(field, value);
+  return `value:${field.id}:${key.num ?? ''}:${key.text ?? ''}`;
+}
+
+/** One record of a resource whose writes read it first (a note's lock_version, a draft's state). */
+export const recordLock = (type: string, id: string): string => `${type}:${id}`;
