@@ -1,7 +1,7 @@
-// Associations of notes and files with items: pointers checked against the organization's items and
-// returned with the item's collection.
+// Associations of notes and files with items: pointers checked against the organization's items, kept as
+// links (so deleting an item drops them) and returned with the item's collection.
 import { invalidAt } from './errors.ts';
-import type { Store } from './ports/store.ts';
+import type { LinkTarget, Store } from './ports/store.ts';
 import { itemLock } from './locks.ts';
 
 export interface ItemAssociation {
@@ -33,4 +33,36 @@ export async function checkItemAssociations(
     if (!result.some((r) => r.id === item.id)) result.push({ id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } });
   }
   return result;
+}
+
+/** The role of associations among an entity's links. */
+export const ASSOCIATION = 'association';
+
+export function itemLinkTargets(associations: ItemAssociation[]): LinkTarget[] {
+  return associations.map((a) => ({ type: 'item', id: a.id }));
+}
+
+/**
+ * The records with their item associations: one query for the links of all of them, one for the items and one
+ * for the collections, however many records there are (a list page renders without a query per row).
+ */
+export async function withItemAssociations<T extends { id: string }>(
+  store: Store,
+  orgId: string,
+  fromType: 'note' | 'file',
+  records: T[],
+): Promise<(T & { associations: ItemAssociation[] })[]> {
+  const links = await store.links.targetsOf(orgId, fromType, records.map((r) => r.id), ASSOCIATION);
+  const itemIds = [...new Set([...links.values()].flat().flatMap((t) => (t.type === 'item' && t.id !== null ? [t.id] : [])))];
+  const items = new Map((await store.items.findMany(orgId, itemIds)).map((i) => [i.id, i]));
+  const collections = new Map((await store.collections.findMany(orgId, [...new Set([...items.values()].map((i) => i.collectionId))])).map((c) => [c.id, c]));
+  return records.map((record) => {
+    const associations: ItemAssociation[] = [];
+    for (const target of links.get(record.id) ?? []) {
+      const item = target.id === null ? undefined : items.get(target.id);
+      const collection = item && collections.get(item.collectionId);
+      if (item && collection) associations.push({ id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } });
+    }
+    return { ...record, associations };
+  });
 }

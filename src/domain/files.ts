@@ -4,7 +4,7 @@ import { invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { recordWrite } from './activity.ts';
-import { checkItemAssociations, type ItemAssociation } from './associations.ts';
+import { ASSOCIATION, checkItemAssociations, itemLinkTargets, withItemAssociations, type ItemAssociation } from './associations.ts';
 import type { Principal } from './api-keys.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { BlobStore } from './ports/blob-store.ts';
@@ -55,6 +55,7 @@ export async function createFile(store: Store, blobs: BlobStore, principal: Prin
         updatedAt: now,
       };
       await tx.files.insert(file);
+      await tx.links.replace(file.orgId, 'file', file.id, ASSOCIATION, itemLinkTargets(file.associations));
       await recordWrite(tx, principal, 'activity/file_created', now, { id: file.id, type: 'file' }, file.associations);
       return file;
     });
@@ -65,17 +66,20 @@ export async function createFile(store: Store, blobs: BlobStore, principal: Prin
 }
 
 export async function getFile(store: Store, orgId: string, id: string): Promise<StoredFile> {
-  return orNotFound(store.files.find(orgId, id));
+  const [file] = await withItemAssociations(store, orgId, 'file', [await orNotFound(store.files.find(orgId, id))]);
+  return file!;
 }
 
-export function listFiles(store: Store, orgId: string, page: PageRequest): Promise<Page<StoredFile>> {
-  return store.files.list(orgId, page);
+export async function listFiles(store: Store, orgId: string, page: PageRequest): Promise<Page<StoredFile>> {
+  const found = await store.files.list(orgId, page);
+  return { ...found, rows: await withItemAssociations(store, orgId, 'file', found.rows) };
 }
 
 export async function deleteFile(store: Store, blobs: BlobStore, orgId: string, id: string): Promise<void> {
   const file = await store.transaction(async (tx) => {
     const found = await getFile(tx, orgId, id);
     await tx.files.delete(orgId, id);
+    await tx.links.deleteEntity(orgId, 'file', id);
     return found;
   });
   await blobs.delete(file.blobKey);

@@ -76,6 +76,8 @@ export async function deleteItem(store: Store, principal: Principal, collectionK
     const item = await findItem(tx, schema, id);
     await tx.items.delete(principal.orgId, item.id);
     await removeRelationsTo(tx, principal.orgId, item.id);
+    // Notes, files (and later calls, meetings) associated with the item no longer list it.
+    await tx.links.deleteEntity(principal.orgId, 'item', item.id);
   });
 }
 

@@ -5,7 +5,7 @@ import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
-import { checkItemAssociations, type ItemAssociation } from './associations.ts';
+import { ASSOCIATION, checkItemAssociations, itemLinkTargets, withItemAssociations, type ItemAssociation } from './associations.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
 import { recordLock } from './locks.ts';
@@ -61,17 +61,20 @@ export async function createNote(store: Store, principal: Principal, input: Note
       updatedAt: now,
     };
     await tx.notes.insert(note);
+    await tx.links.replace(note.orgId, 'note', note.id, ASSOCIATION, itemLinkTargets(note.associations));
     await recordWrite(tx, principal, 'activity/note_created', now, { id: note.id, type: 'note' }, note.associations);
     return note;
   });
 }
 
 export async function getNote(store: Store, orgId: string, id: string): Promise<Note> {
-  return orNotFound(store.notes.find(orgId, id));
+  const [note] = await withItemAssociations(store, orgId, 'note', [await orNotFound(store.notes.find(orgId, id))]);
+  return note!;
 }
 
-export function listNotes(store: Store, orgId: string, page: PageRequest): Promise<Page<Note>> {
-  return store.notes.list(orgId, page);
+export async function listNotes(store: Store, orgId: string, page: PageRequest): Promise<Page<Note>> {
+  const found = await store.notes.list(orgId, page);
+  return { ...found, rows: await withItemAssociations(store, orgId, 'note', found.rows) };
 }
 
 /** Replaces the body; `lock_version` must be the note's current one (else 409) and goes up by one. */
@@ -91,8 +94,11 @@ export async function updateNote(
     }
     const markdown = checkBody(input.body);
     const next: Note = { ...current, markdown, title: titleOf(markdown), lockVersion: current.lockVersion + 1, updatedAt: timestamp(clock) };
-    if (input.associations !== undefined) next.associations = await checkItemAssociations(tx, orgId, input.associations, 'notes');
     await tx.notes.update(next);
+    if (input.associations !== undefined) {
+      next.associations = await checkItemAssociations(tx, orgId, input.associations, 'notes');
+      await tx.links.replace(orgId, 'note', id, ASSOCIATION, itemLinkTargets(next.associations));
+    }
     return next;
   });
 }
@@ -101,5 +107,6 @@ export async function deleteNote(store: Store, orgId: string, id: string): Promi
   await store.transaction(async (tx) => {
     await getNote(tx, orgId, id);
     await tx.notes.delete(orgId, id);
+    await tx.links.deleteEntity(orgId, 'note', id);
   });
 }

@@ -4,10 +4,11 @@ import { invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { buildOptions, type OptionInput } from './field-params.ts';
-import { recordLock } from './locks.ts';
 import type { ChoiceOption } from './fields.ts';
 import type { Page, PageRequest } from './pagination.ts';
-import type { Store } from './ports/store.ts';
+import type { LinkTarget, Store } from './ports/store.ts';
+import { ASSOCIATION } from './associations.ts';
+import { recordLock } from './locks.ts';
 
 export type Tag = ChoiceOption;
 
@@ -43,16 +44,21 @@ export async function createTagset(store: Store, orgId: string, input: TagsetInp
     createdAt: now,
     updatedAt: now,
   };
-  await store.tagsets.insert(tagset);
+  await store.transaction(async (tx) => {
+    await tx.tagsets.insert(tagset);
+    await tx.links.replace(orgId, 'tagset', tagset.id, ASSOCIATION, tagset.associations.map(toTarget));
+  });
   return tagset;
 }
 
 export async function getTagset(store: Store, orgId: string, id: string): Promise<Tagset> {
-  return orNotFound(store.tagsets.find(orgId, id));
+  const [tagset] = await withAssociations(store, orgId, [await orNotFound(store.tagsets.find(orgId, id))]);
+  return tagset!;
 }
 
-export function listTagsets(store: Store, orgId: string, page: PageRequest): Promise<Page<Tagset>> {
-  return store.tagsets.list(orgId, page);
+export async function listTagsets(store: Store, orgId: string, page: PageRequest): Promise<Page<Tagset>> {
+  const found = await store.tagsets.list(orgId, page);
+  return { ...found, rows: await withAssociations(store, orgId, found.rows) };
 }
 
 /** `tags`, when sent, is the complete new list: entries with an id update that tag, others are new. */
@@ -65,8 +71,11 @@ export async function updateTagset(store: Store, orgId: string, id: string, patc
     if (patch.name !== undefined) next.name = checkName(patch.name);
     if (patch.description !== undefined) next.description = patch.description?.trim() || null;
     if (patch.tags !== undefined) next.tags = buildOptions(patch.tags, current.tags, '/tags', true);
-    if (patch.associations !== undefined) next.associations = await checkAssociations(tx, orgId, patch.associations);
     await tx.tagsets.update(next);
+    if (patch.associations !== undefined) {
+      next.associations = await checkAssociations(tx, orgId, patch.associations);
+      await tx.links.replace(orgId, 'tagset', id, ASSOCIATION, next.associations.map(toTarget));
+    }
     return next;
   });
 }
@@ -75,16 +84,17 @@ export async function deleteTagset(store: Store, orgId: string, id: string): Pro
   await store.transaction(async (tx) => {
     await getTagset(tx, orgId, id);
     await tx.tagsets.delete(orgId, id);
+    await tx.links.deleteEntity(orgId, 'tagset', id);
   });
 }
 
 /** Every tagset of the organization (they are few), e.g. to show which ones each inbox offers. */
 export async function allTagsets(store: Store, orgId: string): Promise<Tagset[]> {
   const all: Tagset[] = [];
-  let page = await store.tagsets.list(orgId, { limit: 100 });
+  let page = await listTagsets(store, orgId, { limit: 100 });
   all.push(...page.rows);
   while (page.hasNext && page.end) {
-    page = await store.tagsets.list(orgId, { limit: 100, after: page.end });
+    page = await listTagsets(store, orgId, { limit: 100, after: page.end });
     all.push(...page.rows);
   }
   return all;
@@ -92,6 +102,19 @@ export async function allTagsets(store: Store, orgId: string): Promise<Tagset[]>
 
 export function availableIn(tagsets: Tagset[], inboxId: string): Tagset[] {
   return tagsets.filter((t) => t.associations.some((a) => a.type === 'inbox' && a.id === inboxId));
+}
+
+// A tagset available on calls or meetings links to the whole kind (no id); one available in an inbox, to it.
+const toTarget = (a: TagsetAssociation): LinkTarget => ({ type: a.type, id: a.type === 'inbox' ? a.id : null });
+
+function toAssociation(t: LinkTarget): TagsetAssociation {
+  return t.type === 'inbox' ? { type: 'inbox', id: t.id! } : { type: t.type as 'calls' | 'meetings' };
+}
+
+/** The tagsets with their associations, from one query for all of them. */
+async function withAssociations(store: Store, orgId: string, records: Omit<Tagset, 'associations'>[]): Promise<Tagset[]> {
+  const links = await store.links.targetsOf(orgId, 'tagset', records.map((r) => r.id), ASSOCIATION);
+  return records.map((r) => ({ ...r, associations: (links.get(r.id) ?? []).map(toAssociation) }));
 }
 
 function checkName(name: string): string {

@@ -89,6 +89,15 @@ for (const engine of ENGINES) {
       assert.deepEqual((await h.get(`/v0/files/${f.id}`)).body.associations, f.associations);
     });
 
+    it('deleting an item removes it from the associations of its files; the file and its other associations stay', async () => {
+      const doomed = await makeItem(h, 'people', { name: text('Doomed') });
+      const f = await upload(h, [filePart('both.txt', 'both'), { name: 'associations', value: JSON.stringify([{ type: 'item', id: doomed.id }, { type: 'item', id: acme.id }]) }]);
+      assert.equal((await h.delete(`/v0/collections/people/items/${doomed.id}`)).status, 204);
+      assert.deepEqual((await h.get(`/v0/files/${f.id}`)).body.associations, [{ id: acme.id, type: 'item', collection: companies }]);
+      const listed = (await h.get('/v0/files?limit=100')).body.data.find((r: { id: string }) => r.id === f.id);
+      assert.deepEqual(listed.associations, [{ id: acme.id, type: 'item', collection: companies }]);
+    });
+
     it('associations as one JSON text part are expanded with the collection', async () => {
       const f = await upload(h, [filePart('json.txt', 'json'), { name: 'associations', value: JSON.stringify([{ type: 'item', id: acme.id }]) }]);
       assert.deepEqual(f.associations, [{ id: acme.id, type: 'item', collection: companies }]);

@@ -193,6 +193,19 @@ for (const engine of ENGINES) {
     });
     after(() => h.close());
 
+    it('deleting an item removes it from the associations of its notes; the notes and their other associations stay', async () => {
+      const doomed = await makeItem(h, 'people', { name: text('Doomed') });
+      const n = await makeNote(h, { body: 'about two people', associations: [{ type: 'item', id: doomed.id }, { type: 'item', id: ada.id }] });
+      assert.equal((await h.delete(`/v0/collections/people/items/${doomed.id}`)).status, 204);
+      const after = await h.get(`/v0/notes/${n.id}`);
+      assert.equal(after.status, 200);
+      assert.deepEqual(after.body.associations, [n.associations[1]]);
+      const listed = (await h.get('/v0/notes?limit=100')).body.data.find((r: { id: string }) => r.id === n.id);
+      assert.deepEqual(listed.associations, [n.associations[1]]);
+      // The pointer is gone, so a PATCH naming the deleted item is refused like any unknown item.
+      assertInvalid(await h.patch(`/v0/notes/${n.id}`, { body: 'x', lock_version: 0, associations: [{ type: 'item', id: doomed.id }] }), '/associations/0/id');
+    });
+
     it('PATCH with the current lock_version → 200, lock_version + 1, body replaced and title recomputed', async () => {
       const n = await makeNote(h, { body: { markdown: '# First title\nv0' }, associations: [{ type: 'item', id: ada.id }] });
       await new Promise((r) => setTimeout(r, 5));

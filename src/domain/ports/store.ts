@@ -116,6 +116,35 @@ export interface RecordRepo<T extends { id: string; orgId: string }, F extends k
   list(orgId: string, page: PageRequest, where?: RecordFilter<F>): Promise<Page<T>>;
 }
 
+/** What a link points at: an entity, or a whole kind (`id` null), such as all calls. */
+export interface LinkTarget {
+  type: string;
+  id: string | null;
+}
+
+/** An association from one entity to a target, kept in order (`position`) within its role. */
+export interface Link {
+  fromType: string;
+  fromId: string;
+  role: string;
+  position: number;
+  toType: string;
+  toId: string | null;
+}
+
+export interface LinkRepo {
+  /** Replaces the entity's links in `role` with `targets`, in this order. */
+  replace(orgId: string, fromType: string, fromId: string, role: string, targets: LinkTarget[]): Promise<void>;
+  /** Inserts links as given (bulk loads). */
+  insertMany(orgId: string, links: Link[]): Promise<void>;
+  /** The targets of each entity in `role`, in order, in one query per 500 ids; entities without links are absent. */
+  targetsOf(orgId: string, fromType: string, fromIds: string[], role: string): Promise<Map<string, LinkTarget[]>>;
+  /** The links to `target` (from entities of `fromType`, when given), by source. */
+  sourcesOf(orgId: string, target: LinkTarget, fromType?: string): Promise<Link[]>;
+  /** Removes every link from or to the entity. */
+  deleteEntity(orgId: string, type: string, id: string): Promise<void>;
+}
+
 export interface SettingsRepo {
   /** The stored value of `key`, storing `value` first when there is none (safe against concurrent callers). */
   getOrInsert(key: string, value: string): Promise<string>;
@@ -131,13 +160,15 @@ export interface Store {
   readonly funnels: FunnelRepo;
   readonly items: ItemRepo;
   readonly activities: ActivityRepo;
-  readonly tagsets: RecordRepo<Tagset>;
-  readonly notes: RecordRepo<Note>;
+  /** Tagsets, notes and files without their associations, which are links. */
+  readonly tagsets: RecordRepo<Omit<Tagset, 'associations'>>;
+  readonly notes: RecordRepo<Omit<Note, 'associations'>>;
   readonly inboxes: RecordRepo<Inbox>;
-  readonly files: RecordRepo<StoredFile>;
+  readonly files: RecordRepo<Omit<StoredFile, 'associations'>>;
   readonly conversations: RecordRepo<Conversation, 'id' | 'inboxId'>;
   readonly messages: RecordRepo<Message, 'inboxId' | 'conversationId'>;
   readonly attachments: RecordRepo<Attachment, 'messageId'>;
+  readonly links: LinkRepo;
   readonly settings: SettingsRepo;
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;

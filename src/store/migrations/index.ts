@@ -7,6 +7,7 @@ import * as activities from './0003-activities.ts';
 import * as library from './0004-library.ts';
 import * as messages from './0005-messages.ts';
 import * as textKeys from './0006-text-keys.ts';
+import * as links from './0007-links.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0004-library': library,
   '0005-messages': messages,
   '0006-text-keys': textKeys,
+  '0007-links': links,
 };
 
 export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {

@@ -1,4 +1,5 @@
-// Row mappings of the library resources: tagsets, notes, inboxes, files.
+// Row mappings of the library resources: tagsets, notes, inboxes, files. Associations of tagsets, notes and
+// files are links (links.ts), not columns, so their models here leave them out.
 import type { Tagset } from '../../domain/tagsets.ts';
 import type { Note } from '../../domain/notes.ts';
 import type { Inbox } from '../../domain/inboxes.ts';
@@ -6,14 +7,13 @@ import type { StoredFile } from '../../domain/files.ts';
 import { json, type RecordMapping } from './records.ts';
 import type { FilesTable, InboxesTable, NotesTable, TagsetsTable } from './schema.ts';
 
-export const tagsetMapping: RecordMapping<Tagset, TagsetsTable> = {
+export const tagsetMapping: RecordMapping<Omit<Tagset, 'associations'>, TagsetsTable> = {
   toModel: (r) => ({
     id: r.id,
     orgId: r.org_id,
     name: r.name,
     description: r.description,
     tags: json.parse(r.tags),
-    associations: json.parse(r.associations),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   }),
@@ -23,21 +23,19 @@ export const tagsetMapping: RecordMapping<Tagset, TagsetsTable> = {
     name: t.name,
     description: t.description,
     tags: json.text(t.tags),
-    associations: json.text(t.associations),
     created_at: t.createdAt,
     updated_at: t.updatedAt,
   }),
   filters: {},
 };
 
-export const noteMapping: RecordMapping<Note, NotesTable> = {
+export const noteMapping: RecordMapping<Omit<Note, 'associations'>, NotesTable> = {
   toModel: (r) => ({
     id: r.id,
     orgId: r.org_id,
     title: r.title,
     markdown: r.body,
     lockVersion: r.lock_version,
-    associations: json.parse(r.associations),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   }),
@@ -47,7 +45,6 @@ export const noteMapping: RecordMapping<Note, NotesTable> = {
     title: n.title,
     body: n.markdown,
     lock_version: n.lockVersion,
-    associations: json.text(n.associations),
     created_at: n.createdAt,
     updated_at: n.updatedAt,
   }),
@@ -60,7 +57,7 @@ export const inboxMapping: RecordMapping<Inbox, InboxesTable> = {
   filters: {},
 };
 
-export const fileMapping: RecordMapping<StoredFile, FilesTable> = {
+export const fileMapping: RecordMapping<Omit<StoredFile, 'associations'>, FilesTable> = {
   toModel: (r) => ({
     id: r.id,
     orgId: r.org_id,
@@ -69,7 +66,6 @@ export const fileMapping: RecordMapping<StoredFile, FilesTable> = {
     contentType: r.content_type,
     size: r.size,
     blobKey: r.blob_key,
-    associations: json.parse(r.associations),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   }),
@@ -81,7 +77,6 @@ export const fileMapping: RecordMapping<StoredFile, FilesTable> = {
     content_type: f.contentType,
     size: f.size,
     blob_key: f.blobKey,
-    associations: json.text(f.associations),
     created_at: f.createdAt,
     updated_at: f.updatedAt,
   }),

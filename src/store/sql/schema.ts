@@ -112,8 +112,6 @@ export interface TagsetsTable {
   description: string | null;
   /** JSON array of tags. */
   tags: string;
-  /** JSON array of associations. */
-  associations: string;
   created_at: string;
   updated_at: string;
 }
@@ -125,8 +123,6 @@ export interface NotesTable {
   /** Markdown. */
   body: string;
   lock_version: number;
-  /** JSON array of pointers. */
-  associations: string;
   created_at: string;
   updated_at: string;
 }
@@ -148,8 +144,6 @@ export interface FilesTable {
   content_type: string;
   size: number;
   blob_key: string;
-  /** JSON array of item pointers. */
-  associations: string;
   created_at: string;
   updated_at: string;
 }
@@ -197,6 +191,17 @@ export interface SettingsTable {
   value: string;
 }
 
+/** An association from one entity to another (or to a whole kind, `to_id` null), in order within its role. */
+export interface LinksTable {
+  org_id: string;
+  from_type: string;
+  from_id: string;
+  role: string;
+  position: number;
+  to_type: string;
+  to_id: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -215,4 +220,5 @@ export interface Database {
   message_attachments: MessageAttachmentsTable;
   activity_entities: ActivityEntitiesTable;
   settings: SettingsTable;
+  links: LinksTable;
 }

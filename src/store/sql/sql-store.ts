@@ -14,6 +14,7 @@ import { funnelRepo } from './funnels.ts';
 import { itemRepo } from './items.ts';
 import { activityRepo } from './activities.ts';
 import { recordRepo } from './records.ts';
+import { linkRepo } from './links.ts';
 import { fileMapping, inboxMapping, noteMapping, tagsetMapping } from './library.ts';
 import { attachmentMapping, conversationMapping, messageMapping } from './messages.ts';
 
@@ -56,6 +57,7 @@ export class SqlStore implements Store {
   readonly conversations;
   readonly messages;
   readonly attachments;
+  readonly links;
   readonly settings;
 
   constructor(
@@ -78,6 +80,7 @@ export class SqlStore implements Store {
     this.conversations = recordRepo(db, 'inbox_conversations', conversationMapping);
     this.messages = recordRepo(db, 'inbox_messages', messageMapping);
     this.attachments = recordRepo(db, 'message_attachments', attachmentMapping);
+    this.links = linkRepo(db);
     this.settings = settingsRepo(db);
   }
 
