@@ -5,7 +5,7 @@
 // - a 422 points at what failed (`source.pointer` into the body or `source.parameter`), unless its code is
 //   `invalid_state` (the target's state refuses the request); a 400 about a query
 //   parameter, a header or a cursor names it in `source.parameter`;
-// - every 409 carries `x-should-retry: false`; an answer to HEAD has no body;
+// - every 409 carries `x-should-retry: false`;
 // - a request that failed wrote nothing (checked by the caller with database fingerprints).
 import type { WireResponse } from './harness.ts';
 
@@ -45,9 +45,9 @@ export function checkResponse(res: WireResponse, slowMs: number, method = 'GET')
   if (res.status >= 200 && res.status < 300 && /^application\/json/.test(String(res.headers['content-type'] ?? '')) && res.text !== '' && res.body === undefined && method !== 'HEAD') {
     out.push({ kind: 'envelope', message: `${res.status} says JSON but the body does not parse: ${res.text.slice(0, 300)}`, signature: `${res.status} body is not JSON` });
   }
-  if (method === 'HEAD') {
-    if (res.text !== '') out.push({ kind: 'envelope', message: `HEAD answered ${res.status} with a body: ${res.text.slice(0, 200)}`, signature: 'HEAD answer with a body' });
-  } else if (res.status >= 400 && res.status < 500) out.push(...checkErrorBody(res));
+  // HEAD: app.inject hands back the body Fastify wrote, which Node's HTTP server drops on a real socket for
+  // HEAD (checked by hand: error answers there have none), so there is no body to judge.
+  if (method !== 'HEAD' && res.status >= 400 && res.status < 500) out.push(...checkErrorBody(res));
   return out;
 }
 
