@@ -24,7 +24,7 @@ const usage = `usage: npm run fuzz -- [--runs N] [--seed S] [--ops REGEX] [--eng
   --ops REGEX     only operations whose "METHOD /path" matches
   --engine E      only this engine (PostgreSQL runs when TEST_DATABASE_URL is set)
   --report FILE   write every finding as JSON to FILE
-  --replay S:P    replay one counterexample (with --ops and the same --seed), as a finding prints it`;
+  --replay S:P    re-send one counterexample (with --ops naming its operation), as a finding prints it`;
 
 // Long-run defaults; FUZZ_* variables already in the environment win over them, options over both.
 const env: Record<string, string> = { FUZZ_RUNS: '500', FUZZ_SHRINK_RUNS: '200', FUZZ_SHRINK_MS: '15000', FUZZ_MAX_FINDINGS: '20' };

@@ -216,7 +216,7 @@ export async function fuzzOperation(session: Session, op: Operation): Promise<Fi
         serverErrors: res.serverErrors,
         replay:
           `after ${details.numRuns} runs and ${details.numShrinks} shrinks; replay: FUZZ_OPS='^${op.name.replace(/[{}]/g, '\\$&')}$' ` +
-          `FUZZ_REPLAY=${details.seed}:${details.counterexamplePath} (same FUZZ_SEED; fixtures may differ when run alone)`,
+          `FUZZ_REPLAY=${details.seed}:${details.counterexamplePath} (fixture records may differ when run alone)`,
         spec: abbreviate(fc.stringify(details.counterexample?.[0]), 800),
       });
     }
