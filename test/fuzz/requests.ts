@@ -6,7 +6,7 @@ import type { Operation, Parameter, Schema } from './openapi.ts';
 import type { WireRequest, FuzzHarness } from './harness.ts';
 import { entryOf, FIELD_SPECS, FIELD_TYPE_MARKER, lockMarker, RESOURCES, resolveId, resolveInString, resolveValue, type Fixtures, type Resource } from './fixtures.ts';
 import { applyMutations, JSON_CONTENT_TYPES, mutationArb, RAW_BODIES, serialize, type Mutation } from './mutations.ts';
-import { defaultValuesArb, fieldKeyArb, filterArb, idMarker, nameArb, sortKeyArb, sortListArb, textArb, valuesMapArb } from './values.ts';
+import { KNOWN_FIELDS, defaultValuesArb, fieldKeyArb, filterArb, identifiersArb, idMarker, nameArb, sortKeyArb, sortListArb, textArb, valuesMapArb } from './values.ts';
 
 // ---- specs --------------------------------------------------------------------------------------------------
 
@@ -254,8 +254,9 @@ function hintFor(op: Operation): Hint {
   return (pointer) => {
     switch (pointer) {
       case '/values':
-      case '/identifiers':
         return valuesMapArb;
+      case '/identifiers':
+        return identifiersArb;
       case '/default_values':
         return defaultValuesArb;
       case '/filter':
@@ -465,7 +466,7 @@ function cleanScalarArb(name: string, schema: Schema): fc.Arbitrary<QueryValue> 
   return text(fc.constantFrom('item', 'x'));
 }
 
-function cleanParameterArb(param: Parameter, prefix = ''): fc.Arbitrary<QueryEntry[]> {
+function cleanParameterArb(param: Parameter, prefix = '', itemsList = false): fc.Arbitrary<QueryEntry[]> {
   const name = prefix ? `${prefix}[${param.name}]` : param.name;
   const schema = param.schema;
   if (schema.type === 'array') {
@@ -476,7 +477,7 @@ function cleanParameterArb(param: Parameter, prefix = ''): fc.Arbitrary<QueryEnt
         : listed
           ? text(fc.constantFrom(...listed))
           : param.name === 'include'
-            ? text(fc.constantFrom(...INCLUDE_VALUES))
+            ? text(itemsList ? fc.constantFrom(...KNOWN_FIELDS.map((f) => f.ref)) : fc.constantFrom(...INCLUDE_VALUES))
             : cleanScalarArb(param.name, schema.items ?? {});
     return fc.array(value, { minLength: 1, maxLength: 2 }).map((values) => values.map((v) => ({ key: `${name}[]`, value: v, encode: true })));
   }
@@ -491,7 +492,7 @@ function cleanQueryArb(op: Operation): fc.Arbitrary<QueryEntry[]> {
   const params = op.queryParams.filter((p) => p.name !== 'before');
   if (params.length === 0) return fc.constant([]);
   return fc
-    .tuple(...params.map((p) => fc.option(cleanParameterArb(p), { freq: p.required ? 100 : 2 })))
+    .tuple(...params.map((p) => fc.option(cleanParameterArb(p, '', op.path.includes('/items')), { freq: p.required ? 100 : 2 })))
     .map((lists) => (lists as (QueryEntry[] | null)[]).flatMap((l) => l ?? []));
 }
 

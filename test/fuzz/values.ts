@@ -144,21 +144,32 @@ function fieldValueArb(field: KnownField): fc.Arbitrary<unknown> {
   );
 }
 
-/** A `values` (or `identifiers`) map: a few known fields by ref (or id), now and then an unknown key. */
-export const valuesMapArb: fc.Arbitrary<Record<string, unknown>> = fc
+const entryArb: fc.Arbitrary<[string, unknown]> = fc.oneof(
+  { arbitrary: fc.constantFrom(...KNOWN_FIELDS).chain((f) => fc.tuple(fc.constant(f.ref), fieldValueArb(f))), weight: 8 },
+  { arbitrary: fc.tuple(idMarker('field'), valueParamArb(undefined)), weight: 1 },
+  { arbitrary: fc.tuple(textArb, valueParamArb(undefined)), weight: 1 },
+);
+
+const toMap = (entries: [string, unknown][]): Record<string, unknown> => {
+  const map: Record<string, unknown> = {};
+  for (const [k, v] of entries) Object.defineProperty(map, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return map;
+};
+
+/** A `values` map: a few known fields by ref (or id), now and then an unknown key. */
+export const valuesMapArb: fc.Arbitrary<Record<string, unknown>> = fc.array(entryArb, { maxLength: 5 }).map(toMap);
+
+/** Upsert `identifiers`: mostly one identifying field (code, emails, email, domain) with a value. */
+const IDENTIFYING = KNOWN_FIELDS.filter((f) => ['code', 'emails', 'email', 'domain', 'title', 'name'].includes(f.ref));
+export const identifiersArb: fc.Arbitrary<Record<string, unknown>> = fc
   .array(
     fc.oneof(
-      { arbitrary: fc.constantFrom(...KNOWN_FIELDS).chain((f) => fc.tuple(fc.constant(f.ref), fieldValueArb(f))), weight: 8 },
-      { arbitrary: fc.tuple(idMarker('field'), valueParamArb(undefined)), weight: 1 },
-      { arbitrary: fc.tuple(textArb, valueParamArb(undefined)), weight: 1 },
+      { arbitrary: fc.constantFrom(...IDENTIFYING).chain((f) => fc.tuple(fc.constant(f.ref), fieldValueArb(f))), weight: 6 },
+      { arbitrary: entryArb, weight: 1 },
     ),
-    { maxLength: 5 },
+    { minLength: 1, maxLength: 2 },
   )
-  .map((entries) => {
-    const map: Record<string, unknown> = {};
-    for (const [k, v] of entries) Object.defineProperty(map, k, { value: v, enumerable: true, writable: true, configurable: true });
-    return map;
-  });
+  .map(toMap);
 
 export const defaultValuesArb: fc.Arbitrary<unknown> = fc.oneof(
   fc.array(valueParamArb(undefined), { maxLength: 2 }),
