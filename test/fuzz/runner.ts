@@ -48,7 +48,7 @@ export const DEFAULT_SEED = 20_240_607;
 
 export function configFromEnv(): FuzzConfig {
   return {
-    runs: int('FUZZ_RUNS', 60),
+    runs: int('FUZZ_RUNS', 100),
     seed: int('FUZZ_SEED', DEFAULT_SEED),
     slowMs: int('FUZZ_SLOW_MS', 3000),
     hangMs: int('FUZZ_HANG_MS', 8000),
