@@ -105,7 +105,7 @@ export function resourceOf(op: Operation, param: string): Resource | undefined {
 
 const PATH_JUNK = [
   '', ' ', 'x', '0', '-1', 'null', 'undefined', '1111111111111111111111', 'IIIIIIIIIIIIIIIIIIIIII', 'a'.repeat(22), 'x'.repeat(101),
-  'x'.repeat(10_000), '\u0000', 'a\u0000b', '💥', '..', '.', '%', '%zz', '%00', '%2F', '%E0%A4%A', '__proto__', 'constructor',
+  'x'.repeat(10_000), 'y'.repeat(70_000), '\u0000', 'a\u0000b', '💥', '..', '.', '%', '%zz', '%00', '%2F', '%E0%A4%A', '__proto__', 'constructor',
   'people', 'PEOPLE', ' people', 'created_at', 'name', '-', '*', ';', 'a/b', 'a?b=c', 'a#b', '\ud800', '%C0%AE%C0%AE',
 ];
 
