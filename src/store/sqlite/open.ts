@@ -79,7 +79,16 @@ export async function openSqlite(path: string): Promise<Store> {
     close: async () => {},
   };
   try {
-    await migrateToLatest(db, SQLITE_TYPES);
+    // Kysely runs SQLite migrations outside a transaction and without a lock, so two processes opening the same
+    // new file could both apply a step ("table already exists"). In one immediate transaction (SQLite's DDL is
+    // transactional) the second process waits, then finds the steps applied.
+    database.exec('begin immediate');
+    try {
+      await migrateToLatest(db, SQLITE_TYPES);
+      database.exec('commit');
+    } finally {
+      if (database.inTransaction) database.exec('rollback');
+    }
   } catch (error) {
     await db.destroy();
     throw error;
