@@ -57,7 +57,7 @@ export function parseValueMap(schema: CollectionSchema, input: Record<string, un
   });
 }
 
-const sameValue = (field: Field, a: unknown, b: unknown): boolean => {
+export const sameValue = (field: Field, a: unknown, b: unknown): boolean => {
   const ka = indexKey(field, a);
   const kb = indexKey(field, b);
   return ka.text === kb.text && ka.num === kb.num;

@@ -167,7 +167,7 @@ async function changeItem(
  * A unique field's value may not appear on another item; the error points at the offending value. Only the
  * fields being written can newly collide: the others' values were unique when they were written.
  */
-async function checkUnique(store: Store, schema: CollectionSchema, item: Item, changes: FieldChange[]): Promise<void> {
+export async function checkUnique(store: Store, schema: CollectionSchema, item: Item, changes: FieldChange[]): Promise<void> {
   // A writer checking (or about to write) a unique value waits for any other writer of the same value.
   const unique = changes.filter((c) => c.field.unique);
   await store.lock(unique.flatMap(({ field }) => (item.values[field.id] ?? []).map((value) => valueLock(field, value))));

@@ -1,9 +1,10 @@
 // /v0/collections/{collection_id}/items: list, search, create, retrieve, update (strategy headers), delete,
-// upsert.
+// upsert, merge.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { prepareQuery, runQuery, type ItemPage } from '../../domain/item-reads.ts';
 import { ListOf, PageQuery } from '../schemas/common.ts';
 import { createItem, deleteItem, findItem, updateItem, upsertItem } from '../../domain/item-writes.ts';
+import { mergeItems } from '../../domain/item-merge.ts';
 import { fieldByKey, loadSchema, type CollectionSchema } from '../../domain/collection-schema.ts';
 import { AppError } from '../../domain/errors.ts';
 import {
@@ -12,6 +13,7 @@ import {
   ItemValuesBody,
   ItemListQuery,
   ItemWire,
+  MergeBody,
   SearchBody,
   SearchResult,
   StrategyHeaders,
@@ -104,6 +106,15 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     async (req, reply) => {
       const result = await upsertItem(store, req.principal, req.params.collection_id, req.body, strategiesOf(req.headers), clock);
       return reply.code(result.created ? 201 : 200).send(renderItem(result.item, result.schema));
+    },
+  );
+
+  app.post(
+    '/collections/:collection_id/items/merge',
+    { schema: { params: CollectionParams, body: MergeBody, response: { 200: ItemWire } } },
+    async (req) => {
+      const { item, schema } = await mergeItems(store, req.principal, req.params.collection_id, req.body, clock);
+      return renderItem(item, schema);
     },
   );
 };

@@ -47,6 +47,15 @@ export const UpsertBody = Type.Object({
   collection_id: Type.Optional(Type.String()),
 });
 
+/** ItemPointerParam (reference §4.1): `{id, type: "item"}`; `collection` may be repeated and is ignored. */
+const ItemPointerParam = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  type: Type.Literal('item'),
+  collection: Type.Optional(Type.Unknown()),
+});
+
+export const MergeBody = Type.Object({ source: ItemPointerParam, destination: ItemPointerParam });
+
 export const StrategyHeaders = Type.Object({
   'update-one-strategy': Type.Optional(
     Type.Union([Type.Literal('replace'), Type.Literal('preserve')], { errorMessage: 'must be "replace" or "preserve"' }),

@@ -1,0 +1,120 @@
+// POST /collections/{collection_id}/items/merge (reference §5.3): the source is deleted and the destination
+// returned; values combine (destination wins, empty fields take the source's, many-fields merge without
+// duplicates, unique values move), relations and links to the source move to the destination,
+// activity/item_merged is recorded, and bad pointers are 422s.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ENGINES, createHarness, type Harness } from '../helpers/harness.ts';
+import { assertInvalid, email, makeCollection, makeField, makeItem, text, val } from '../helpers/items.ts';
+import { activitiesOf, activitiesOfType } from '../helpers/activities.ts';
+
+const PEOPLE = '/v0/collections/people/items';
+const ORGS = '/v0/collections/organizations/items';
+const rel = (id: string) => val('relation', { type: 'item', id });
+const ptr = (id: string) => ({ type: 'item', id });
+const relIds = (v: any) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x: any) => x.data.id).sort());
+
+for (const engine of ENGINES) {
+  describe(`items merge (${engine})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await createHarness(engine);
+      await makeField(h, 'people', {
+        type: 'field/relation',
+        name: 'Employer',
+        relation_type: 'two_way',
+        reverse_field_name: 'Staff',
+        allowed_collections: [{ type: 'collection', ref: 'organizations' }],
+      });
+      await makeField(h, 'people', { type: 'field/text/single_line', name: 'Badge', unique: true });
+      await makeField(h, 'people', { type: 'field/text/single_line', name: 'Title' });
+    });
+    after(() => h.close());
+
+    it('deletes the source and returns the destination with the values combined', async () => {
+      const source = await makeItem(h, 'people', {
+        name: text('Ada (old)'),
+        title: text('Countess'),
+        badge: text('B-100'),
+        email: [email('ada@old.example'), email('shared@example.com')],
+      });
+      const destination = await makeItem(h, 'people', { name: text('Ada Lovelace'), email: [email('SHARED@example.com'), email('ada@new.example')] });
+      const res = await h.post(`${PEOPLE}/merge`, { source: ptr(source.id), destination: ptr(destination.id) });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.id, destination.id);
+      assert.deepEqual(res.body.values.name, text('Ada Lovelace'));
+      assert.deepEqual(res.body.values.title, text('Countess'));
+      assert.deepEqual(res.body.values.badge, text('B-100'));
+      assert.deepEqual(
+        res.body.values.email.map((v: any) => v.data),
+        ['SHARED@example.com', 'ada@new.example', 'ada@old.example'],
+      );
+      assert.equal((await h.get(`${PEOPLE}/${source.id}`)).status, 404);
+      assert.deepEqual((await h.get(`${PEOPLE}/${destination.id}`)).body, res.body);
+      // The moved unique value is the destination's now: searchable there, and still unique.
+      const found = await h.post(`${PEOPLE}/search`, { filter: { op: 'eq', field: 'badge', value: 'B-100' } });
+      assert.deepEqual(found.body.data.map((r: any) => r.data.id), [destination.id]);
+      assertInvalid(await h.post(PEOPLE, { values: { badge: text('B-100') } }), '/values/badge');
+    });
+
+    it('moves relations pointing at the source (both sides of two-way relations) without duplicates', async () => {
+      const oldOrg = await makeItem(h, 'organizations', { name: text('Acme Old') });
+      const newOrg = await makeItem(h, 'organizations', { name: text('Acme') });
+      const a = await makeItem(h, 'people', { name: text('A'), employer: rel(oldOrg.id) });
+      const b = await makeItem(h, 'people', { name: text('B'), employer: rel(newOrg.id) });
+      // A one-way many relation pointing at both: one pointer remains.
+      const lists = await makeCollection(h, 'Merge Lists');
+      await makeField(h, lists.id, { type: 'field/relation', name: 'Members', cardinality: 'many', relation_type: 'one_way', allowed_collections: [{ type: 'collection', ref: 'organizations' }] });
+      const list = await makeItem(h, lists.id, { name: text('L'), members: [rel(oldOrg.id), rel(newOrg.id)] });
+
+      const res = await h.post(`${ORGS}/merge`, { source: ptr(oldOrg.id), destination: ptr(newOrg.id) });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(relIds(res.body.values.staff), [a.id, b.id].sort());
+      assert.deepEqual(relIds((await h.get(`${PEOPLE}/${a.id}`)).body.values.employer), [newOrg.id]);
+      assert.deepEqual(relIds((await h.get(`${PEOPLE}/${b.id}`)).body.values.employer), [newOrg.id]);
+      assert.deepEqual(relIds((await h.get(`/v0/collections/${lists.id}/items/${list.id}`)).body.values.members), [newOrg.id]);
+      // The index follows: a search for the destination finds A.
+      const found = await h.post(`${PEOPLE}/search`, { filter: { op: 'eq', field: 'employer', value: newOrg.id } });
+      assert.deepEqual(found.body.data.map((r: any) => r.data.id).sort(), [a.id, b.id].sort());
+    });
+
+    it('moves notes linked to the source, and keeps the source\'s activities as history', async () => {
+      const source = await makeItem(h, 'people', { name: text('Note Source') });
+      const destination = await makeItem(h, 'people', { name: text('Note Destination') });
+      const only = await h.post('/v0/notes', { body: { markdown: 'about the source' }, associations: [ptr(source.id)] });
+      const both = await h.post('/v0/notes', { body: { markdown: 'about both' }, associations: [ptr(source.id), ptr(destination.id)] });
+      assert.equal(only.status, 201, only.text);
+      const res = await h.post(`${PEOPLE}/merge`, { source: ptr(source.id), destination: ptr(destination.id) });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual((await h.get(`/v0/notes/${only.body.id}`)).body.associations.map((a: any) => a.id), [destination.id]);
+      assert.deepEqual((await h.get(`/v0/notes/${both.body.id}`)).body.associations.map((a: any) => a.id), [destination.id]);
+
+      const merged = (await activitiesOfType(h, 'activity/item_merged')).filter((a) => a.constituents.some((c: any) => c.entity.id === source.id));
+      assert.equal(merged.length, 1);
+      const roles = Object.fromEntries(merged[0].constituents.map((c: any) => [c.relation, c.entity.id]));
+      assert.deepEqual(roles, { object: source.id, target: destination.id });
+      assert.equal(merged[0].constituents[0].entity.collection.ref, 'people');
+      assert.ok((await activitiesOf(h, 'item', source.id)).some((a) => a.type === 'activity/item_created'));
+    });
+
+    it('refuses the same item twice, unknown items and items of another collection (422 with pointers)', async () => {
+      const person = await makeItem(h, 'people', { name: text('Solo') });
+      const org = await makeItem(h, 'organizations', { name: text('Elsewhere') });
+      assertInvalid(await h.post(`${PEOPLE}/merge`, { source: ptr(person.id), destination: ptr(person.id) }), '/destination/id');
+      assertInvalid(await h.post(`${PEOPLE}/merge`, { source: ptr('1ChFEsgexNKTAqYqRGhYeA'), destination: ptr(person.id) }), '/source/id');
+      assertInvalid(await h.post(`${PEOPLE}/merge`, { source: ptr(person.id), destination: ptr(org.id) }), '/destination/id');
+      assertInvalid(await h.post(`${PEOPLE}/merge`, { source: ptr(person.id) }), '/destination');
+      assert.equal((await h.post('/v0/collections/nope/items/merge', { source: ptr(person.id), destination: ptr(org.id) })).status, 404);
+      // Nothing changed.
+      assert.equal((await h.get(`${PEOPLE}/${person.id}`)).status, 200);
+      assert.equal((await h.get(`${ORGS}/${org.id}`)).status, 200);
+    });
+
+    it('a read-only key cannot merge', async () => {
+      const a = await makeItem(h, 'people', { name: text('RO a') });
+      const b = await makeItem(h, 'people', { name: text('RO b') });
+      const res = await h.post(`${PEOPLE}/merge`, { source: ptr(a.id), destination: ptr(b.id) }, { key: await h.readOnlyKey() });
+      assert.equal(res.status, 403);
+    });
+  });
+}
