@@ -15,6 +15,7 @@ import type { Inbox } from '../inboxes.ts';
 import type { StoredFile } from '../files.ts';
 import type { Attachment, Conversation, Message } from '../inbox-messages.ts';
 import type { Page, PageRequest } from '../pagination.ts';
+import type { View } from '../views.ts';
 
 export interface OrganizationRepo {
   insert(org: Organization): Promise<void>;
@@ -169,6 +170,8 @@ export interface Store {
   readonly messages: RecordRepo<Message, 'inboxId' | 'conversationId'>;
   readonly attachments: RecordRepo<Attachment, 'messageId'>;
   readonly links: LinkRepo;
+  /** Saved views of collections, listed by collection. */
+  readonly views: RecordRepo<View, 'collectionId'>;
   readonly settings: SettingsRepo;
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;

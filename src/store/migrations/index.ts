@@ -8,6 +8,7 @@ import * as library from './0004-library.ts';
 import * as messages from './0005-messages.ts';
 import * as textKeys from './0006-text-keys.ts';
 import * as links from './0007-links.ts';
+import * as views from './0010-views.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0005-messages': messages,
   '0006-text-keys': textKeys,
   '0007-links': links,
+  '0010-views': views,
 };
 
 export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {

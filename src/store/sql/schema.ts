@@ -192,6 +192,20 @@ export interface SettingsTable {
 }
 
 /** An association from one entity to another (or to a whole kind, `to_id` null), in order within its role. */
+/** A saved view of a collection (migration 0010); `default_of` is the collection id on its default view. */
+export interface ViewsTable {
+  id: string;
+  org_id: string;
+  collection_id: string;
+  name: string;
+  view_type: string;
+  filter: string | null;
+  sort: string;
+  default_of: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface LinksTable {
   org_id: string;
   from_type: string;
@@ -221,4 +235,5 @@ export interface Database {
   activity_entities: ActivityEntitiesTable;
   settings: SettingsTable;
   links: LinksTable;
+  views: ViewsTable;
 }

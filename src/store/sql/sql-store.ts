@@ -17,6 +17,7 @@ import { recordRepo } from './records.ts';
 import { linkRepo } from './links.ts';
 import { fileMapping, inboxMapping, noteMapping, tagsetMapping } from './library.ts';
 import { attachmentMapping, conversationMapping, messageMapping } from './messages.ts';
+import { viewMapping } from './views.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -58,6 +59,7 @@ export class SqlStore implements Store {
   readonly messages;
   readonly attachments;
   readonly links;
+  readonly views;
   readonly settings;
 
   constructor(
@@ -81,6 +83,7 @@ export class SqlStore implements Store {
     this.messages = recordRepo(db, 'inbox_messages', messageMapping);
     this.attachments = recordRepo(db, 'message_attachments', attachmentMapping);
     this.links = linkRepo(db);
+    this.views = recordRepo(db, 'views', viewMapping);
     this.settings = settingsRepo(db);
   }
 
