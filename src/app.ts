@@ -32,6 +32,7 @@ import { fileRoutes } from './http/routes/files.ts';
 import { conversationRoutes } from './http/routes/inbox-conversations.ts';
 import { messageRoutes } from './http/routes/inbox-messages.ts';
 import { downloadRoutes } from './http/routes/downloads.ts';
+import { viewRoutes } from './http/routes/views.ts';
 import multipart from '@fastify/multipart';
 import { MULTIPART_LIMITS } from './http/uploads.ts';
 import { createDownloadSigner } from './domain/downloads.ts';
@@ -122,6 +123,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(fileRoutes, deps);
       await v0.register(conversationRoutes, deps);
       await v0.register(messageRoutes, deps);
+      await v0.register(viewRoutes, deps);
     },
     { prefix: '/v0' },
   );

@@ -236,4 +236,14 @@ export const RESOURCES: ResourceContract[] = [
     creates: [],
     writes: [],
   },
+  {
+    // Saved through the Tycho extension; views have no list of their own (include[]=views on a collection).
+    name: 'views',
+    create: async (h, key) => (await created(h, '/v0/tycho/collections/people/views', json({ name: unique('View'), sort: ['-name'] }), key)).id,
+    retrieve: (id) => `/v0/views/${id}`,
+    inspect: (id) => `/v0/views/${id}?include[]=collection`,
+    creates: [{ name: 'create', method: 'POST', path: '/v0/tycho/collections/people/views', payload: json({ name: 'Refused view' }) }],
+    writes: [],
+    container: '/v0/collections/people?include[]=views',
+  },
 ];

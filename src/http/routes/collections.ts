@@ -1,4 +1,4 @@
-// /v0/collections: list, create, retrieve (with fields), update.
+// /v0/collections: list, create, retrieve (with fields; views with include[]=views), update.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createCollection, getCollection, listCollections, updateCollection } from '../../domain/collections.ts';
 import { IdOrRefParams, ListOf, PageQuery } from '../schemas/common.ts';
@@ -11,6 +11,12 @@ import {
   renderCollectionSummary,
 } from '../schemas/collections.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { Type } from 'typebox';
+import { Include, includesOf } from '../list-query.ts';
+import { viewsOfCollection } from '../../domain/views.ts';
+import { renderViewSummary } from '../schemas/view-wire.ts';
+
+const RetrieveQuery = Type.Object({ include: Include(['views']) });
 
 export const collectionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {
   app.get('/collections', { schema: { querystring: PageQuery, response: { 200: ListOf(CollectionSummary) } } }, async (req) => {
@@ -23,9 +29,12 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
     return reply.code(201).send(renderCollection(created));
   });
 
-  app.get('/collections/:id', { schema: { params: IdOrRefParams, response: { 200: CollectionWire } } }, async (req) =>
-    renderCollection(await getCollection(store, req.principal.orgId, req.params.id)),
-  );
+  app.get('/collections/:id', { schema: { params: IdOrRefParams, querystring: RetrieveQuery, response: { 200: CollectionWire } } }, async (req) => {
+    const found = await getCollection(store, req.principal.orgId, req.params.id);
+    if (!includesOf(req.query.include)?.has('views')) return renderCollection(found);
+    const views = await viewsOfCollection(store, req.principal.orgId, found.collection, clock);
+    return { ...renderCollection(found), views: views.map(renderViewSummary) };
+  });
 
   app.patch(
     '/collections/:id',

@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { Collection, CollectionWithFields } from '../../domain/collections.ts';
 import { Timestamp } from './common.ts';
 import { FieldWire, renderField } from './fields.ts';
+import { ViewSummary } from './view-wire.ts';
 
 const collectionProperties = {
   id: Type.String(),
@@ -19,7 +20,8 @@ const collectionProperties = {
 /** The list element: a collection without its fields. */
 export const CollectionSummary = Type.Object(collectionProperties);
 
-export const CollectionWire = Type.Object({ ...collectionProperties, fields: Type.Array(FieldWire) });
+/** `views` only with `include[]=views` on retrieve. */
+export const CollectionWire = Type.Object({ ...collectionProperties, fields: Type.Array(FieldWire), views: Type.Optional(Type.Array(ViewSummary)) });
 
 export const CreateCollectionBody = Type.Object({
   name: Type.String(),
