@@ -10,22 +10,44 @@ export interface ItemAssociation {
   collection: { id: string; type: 'collection'; ref: string };
 }
 
-/** Item associations must name items of the organization; calls and meetings are not kept by Tycho. */
+/** A note's association with a call. */
+export interface CallAssociation {
+  id: string;
+  type: 'call';
+}
+
+export type Association = ItemAssociation | CallAssociation;
+
+/**
+ * Item associations must name items of the organization; with `calls`, calls of the organization too
+ * (notes). Meetings are not kept by Tycho.
+ */
+export async function checkItemAssociations(store: Store, orgId: string, inputs: { type: string; id: string }[], what: string): Promise<ItemAssociation[]>;
+export async function checkItemAssociations(store: Store, orgId: string, inputs: { type: string; id: string }[], what: string, calls: true): Promise<Association[]>;
 export async function checkItemAssociations(
   store: Store,
   orgId: string,
   inputs: { type: string; id: string }[],
   what: string,
-): Promise<ItemAssociation[]> {
+  calls = false,
+): Promise<Association[]> {
+  // Calls are never deleted, so a call checked here still exists when the write commits.
+  const callIds = new Set(calls ? (await store.calls.findMany(orgId, inputs.filter((a) => a.type === 'call').map((a) => a.id))).map((c) => c.id) : []);
   const ids = inputs.filter((a) => a.type === 'item').map((a) => a.id);
   // Held shared until the write commits: the items cannot be deleted (dropping their links) in between.
   await store.lock(ids.map(itemLock), 'shared');
   const items = new Map((await store.items.findMany(orgId, ids)).map((i) => [i.id, i]));
   const collections = new Map((await store.collections.findMany(orgId, [...new Set([...items.values()].map((i) => i.collectionId))])).map((c) => [c.id, c]));
-  const result: ItemAssociation[] = [];
+  const result: Association[] = [];
   for (const [i, input] of inputs.entries()) {
+    if (calls && input.type === 'call') {
+      if (!callIds.has(input.id)) throw invalidAt(`/associations/${i}/id`, `no call has id "${input.id}"`);
+      if (!result.some((r) => r.id === input.id)) result.push({ id: input.id, type: 'call' });
+      continue;
+    }
     if (input.type !== 'item') {
-      throw invalidAt(`/associations/${i}/type`, `no ${input.type} has id "${input.id}"; ${what} can be associated with items ({"type": "item", "id": …})`);
+      const accepted = calls ? 'items ({"type": "item", "id": …}) and calls ({"type": "call", "id": …})' : 'items ({"type": "item", "id": …})';
+      throw invalidAt(`/associations/${i}/type`, `no ${input.type} has id "${input.id}"; ${what} can be associated with ${accepted}`);
     }
     const item = items.get(input.id);
     if (!item) throw invalidAt(`/associations/${i}/id`, `no item has id "${input.id}"`);
@@ -38,27 +60,33 @@ export async function checkItemAssociations(
 /** The role of associations among an entity's links. */
 export const ASSOCIATION = 'association';
 
-export function itemLinkTargets(associations: ItemAssociation[]): LinkTarget[] {
-  return associations.map((a) => ({ type: 'item', id: a.id }));
+export function itemLinkTargets(associations: Association[]): LinkTarget[] {
+  return associations.map((a) => ({ type: a.type, id: a.id }));
 }
 
 /**
  * The records with their item associations: one query for the links of all of them, one for the items and one
  * for the collections, however many records there are (a list page renders without a query per row).
  */
+export async function withItemAssociations<T extends { id: string }>(store: Store, orgId: string, fromType: 'file', records: T[]): Promise<(T & { associations: ItemAssociation[] })[]>;
+export async function withItemAssociations<T extends { id: string }>(store: Store, orgId: string, fromType: 'note', records: T[]): Promise<(T & { associations: Association[] })[]>;
 export async function withItemAssociations<T extends { id: string }>(
   store: Store,
   orgId: string,
   fromType: 'note' | 'file',
   records: T[],
-): Promise<(T & { associations: ItemAssociation[] })[]> {
+): Promise<(T & { associations: Association[] })[]> {
   const links = await store.links.targetsOf(orgId, fromType, records.map((r) => r.id), ASSOCIATION);
   const itemIds = [...new Set([...links.values()].flat().flatMap((t) => (t.type === 'item' && t.id !== null ? [t.id] : [])))];
   const items = new Map((await store.items.findMany(orgId, itemIds)).map((i) => [i.id, i]));
   const collections = new Map((await store.collections.findMany(orgId, [...new Set([...items.values()].map((i) => i.collectionId))])).map((c) => [c.id, c]));
   return records.map((record) => {
-    const associations: ItemAssociation[] = [];
+    const associations: Association[] = [];
     for (const target of links.get(record.id) ?? []) {
+      if (target.type === 'call' && target.id !== null) {
+        associations.push({ id: target.id, type: 'call' });
+        continue;
+      }
       const item = target.id === null ? undefined : items.get(target.id);
       const collection = item && collections.get(item.collectionId);
       if (item && collection) associations.push({ id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } });

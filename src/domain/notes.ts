@@ -5,7 +5,7 @@ import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
-import { ASSOCIATION, checkItemAssociations, itemLinkTargets, withItemAssociations, type ItemAssociation } from './associations.ts';
+import { ASSOCIATION, checkItemAssociations, itemLinkTargets, withItemAssociations, type Association } from './associations.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
 import { recordLock } from './locks.ts';
@@ -16,7 +16,7 @@ export interface Note {
   title: string | null;
   markdown: string;
   lockVersion: number;
-  associations: ItemAssociation[];
+  associations: Association[];
   createdAt: string;
   updatedAt: string;
 }
@@ -56,7 +56,7 @@ export async function createNote(store: Store, principal: Principal, input: Note
       title: titleOf(markdown),
       markdown,
       lockVersion: 0,
-      associations: await checkItemAssociations(tx, principal.orgId, input.associations ?? [], 'notes'),
+      associations: await checkItemAssociations(tx, principal.orgId, input.associations ?? [], 'notes', true),
       createdAt: now,
       updatedAt: now,
     };
@@ -96,7 +96,7 @@ export async function updateNote(
     const next: Note = { ...current, markdown, title: titleOf(markdown), lockVersion: current.lockVersion + 1, updatedAt: timestamp(clock) };
     await tx.notes.update(next);
     if (input.associations !== undefined) {
-      next.associations = await checkItemAssociations(tx, orgId, input.associations, 'notes');
+      next.associations = await checkItemAssociations(tx, orgId, input.associations, 'notes', true);
       await tx.links.replace(orgId, 'note', id, ASSOCIATION, itemLinkTargets(next.associations));
     }
     return next;

@@ -107,8 +107,8 @@ for (const engine of ENGINES) {
       assert.match(detail, new RegExp(UNKNOWN_ID));
     });
 
-    it('a call or meeting association → 422 pointing at /associations/<i>/type', async () => {
-      assertInvalid(await h.post('/v0/notes', { body: { markdown: 'x' }, associations: [{ type: 'call', id: UNKNOWN_ID }] }), '/associations/0/type');
+    it('an unknown call → 422 at /associations/<i>/id; a meeting association → 422 at /associations/<i>/type', async () => {
+      assertInvalid(await h.post('/v0/notes', { body: { markdown: 'x' }, associations: [{ type: 'call', id: UNKNOWN_ID }] }), '/associations/0/id');
       assertInvalid(
         await h.post('/v0/notes', { body: { markdown: 'x' }, associations: [{ type: 'item', id: ada.id }, { type: 'meeting', id: UNKNOWN_ID }] }),
         '/associations/1/type',

@@ -15,6 +15,7 @@ import type { Inbox } from '../inboxes.ts';
 import type { StoredFile } from '../files.ts';
 import type { Attachment, Conversation, Message } from '../inbox-messages.ts';
 import type { Page, PageRequest } from '../pagination.ts';
+import type { CallRecord } from '../calls.ts';
 import type { View } from '../views.ts';
 
 export interface OrganizationRepo {
@@ -169,6 +170,8 @@ export interface Store {
   readonly conversations: RecordRepo<Conversation, 'id' | 'inboxId'>;
   readonly messages: RecordRepo<Message, 'inboxId' | 'conversationId'>;
   readonly attachments: RecordRepo<Attachment, 'messageId'>;
+  /** Calls without their participants' matched items and tags, which are links. */
+  readonly calls: RecordRepo<CallRecord, 'provider' | 'providerId'>;
   readonly links: LinkRepo;
   /** Saved views of collections, listed by collection. */
   readonly views: RecordRepo<View, 'collectionId'>;

@@ -8,6 +8,7 @@ import * as library from './0004-library.ts';
 import * as messages from './0005-messages.ts';
 import * as textKeys from './0006-text-keys.ts';
 import * as links from './0007-links.ts';
+import * as calls from './0008-calls.ts';
 import * as views from './0010-views.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0005-messages': messages,
   '0006-text-keys': textKeys,
   '0007-links': links,
+  '0008-calls': calls,
   '0010-views': views,
 };
 

@@ -216,6 +216,28 @@ export interface LinksTable {
   to_id: string | null;
 }
 
+export interface CallsTable {
+  id: string;
+  org_id: string;
+  direction: string;
+  provider: string;
+  provider_id: string;
+  provider_status: string;
+  /** JSON object, as sent. */
+  provider_metadata: string | null;
+  start_at: string;
+  answered_at: string | null;
+  end_at: string | null;
+  /** JSON array of {id, phone, role}. */
+  participants: string;
+  /** JSON array of recordings. */
+  recordings: string;
+  /** JSON {cues}. */
+  transcript: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -235,5 +257,6 @@ export interface Database {
   activity_entities: ActivityEntitiesTable;
   settings: SettingsTable;
   links: LinksTable;
+  calls: CallsTable;
   views: ViewsTable;
 }

@@ -17,6 +17,7 @@ import { recordRepo } from './records.ts';
 import { linkRepo } from './links.ts';
 import { fileMapping, inboxMapping, noteMapping, tagsetMapping } from './library.ts';
 import { attachmentMapping, conversationMapping, messageMapping } from './messages.ts';
+import { callMapping } from './calls.ts';
 import { viewMapping } from './views.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
@@ -58,6 +59,7 @@ export class SqlStore implements Store {
   readonly conversations;
   readonly messages;
   readonly attachments;
+  readonly calls;
   readonly links;
   readonly views;
   readonly settings;
@@ -82,6 +84,7 @@ export class SqlStore implements Store {
     this.conversations = recordRepo(db, 'inbox_conversations', conversationMapping);
     this.messages = recordRepo(db, 'inbox_messages', messageMapping);
     this.attachments = recordRepo(db, 'message_attachments', attachmentMapping);
+    this.calls = recordRepo(db, 'calls', callMapping);
     this.links = linkRepo(db);
     this.views = recordRepo(db, 'views', viewMapping);
     this.settings = settingsRepo(db);

@@ -1,0 +1,386 @@
+// Calls (reference §5.14): logged by POST /calls or upserted by provider call id. Participants are matched to
+// People items by phone (the `phone` field's index key) and to the person's organization (the first relation
+// field of People into Organizations); those matches and the call's tags are links, not columns. Creation
+// records `activity/call_occurred` at the call's start, with the matched people as actors.
+import { AppError, invalidAt, orNotFound } from './errors.ts';
+import { newId } from './ids.ts';
+import { timestamp, type Clock } from './clock.ts';
+import { constituent, recordActivity } from './activity.ts';
+import type { Principal } from './api-keys.ts';
+import type { ItemAssociation } from './associations.ts';
+import { loadSchema, type CollectionSchema } from './collection-schema.ts';
+import { indexKey } from './items.ts';
+import { telephone } from './field-types/telephone.ts';
+import { parseDateTime } from './field-types/dates.ts';
+import { ValueProblem } from './field-types/value-type.ts';
+import { allTagsets, type Tag } from './tagsets.ts';
+import { getNote, type Note } from './notes.ts';
+import type { Page, PageRequest } from './pagination.ts';
+import type { LinkTarget, Store } from './ports/store.ts';
+import { itemLock, recordLock } from './locks.ts';
+
+export const CALL_DIRECTIONS = ['incoming', 'outgoing'] as const;
+export const CALL_PROVIDERS = ['openphone', 'user', 'zoom_phone'] as const;
+export const PARTICIPANT_ROLES = ['caller', 'callee', 'other'] as const;
+/** The only recording format the API takes. */
+export const RECORDING_CONTENT_TYPE = 'audio/mpeg';
+
+export type CallDirection = (typeof CALL_DIRECTIONS)[number];
+export type CallProvider = (typeof CALL_PROVIDERS)[number];
+export type ParticipantRole = (typeof PARTICIPANT_ROLES)[number];
+
+/** A participant as the call row keeps it; the items it is matched to are links of the participant. */
+export interface StoredParticipant {
+  id: string;
+  phone: string;
+  role: ParticipantRole;
+}
+
+export interface CallParticipant extends StoredParticipant {
+  person?: ItemAssociation;
+  organization?: ItemAssociation;
+}
+
+export interface Recording {
+  contentType: string;
+  providerId: string;
+  url: string;
+}
+
+/** A transcript cue: seconds from the call's start, the text, and the speaker's E.164 phone. */
+export interface Cue {
+  from: number;
+  to: number;
+  text: string;
+  speaker: string;
+}
+
+/** A call as its row holds it. */
+export interface CallRecord {
+  id: string;
+  orgId: string;
+  direction: CallDirection;
+  provider: CallProvider;
+  providerId: string;
+  providerStatus: string;
+  /** Stored verbatim. */
+  providerMetadata: object | null;
+  startAt: string;
+  answeredAt: string | null;
+  endAt: string | null;
+  participants: StoredParticipant[];
+  recordings: Recording[];
+  transcript: { cues: Cue[] } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Call extends Omit<CallRecord, 'participants'> {
+  participants: CallParticipant[];
+  tags: Tag[];
+}
+
+/** What `include[]` adds to a call. */
+export interface CallExtras {
+  note?: Note | null;
+  summary?: Note | null;
+}
+
+export interface CallInput {
+  direction: CallDirection;
+  participants: { phone: string; role: ParticipantRole }[];
+  provider: CallProvider;
+  provider_id: string;
+  provider_status: string;
+  start_at: string;
+  answered_at?: string | null;
+  end_at?: string | null;
+  provider_metadata?: object | null;
+  recordings?: { content_type: string; provider_id: string; url: string }[];
+  transcript?: { cues: { from: number; to: number; text: string; speaker: string }[] } | null;
+  tags?: { type: string; id: string }[];
+}
+
+/** Link roles: a participant's matched person and organization; a call's tags. */
+const PERSON = 'person';
+const ORGANIZATION = 'organization';
+const TAG = 'tag';
+const PARTICIPANT = 'call_participant';
+
+/** Provider call ids are identifiers: kept verbatim, at most this long (they are an index key). */
+const PROVIDER_ID_MAX = 255;
+const TEXT_MAX = 65_536;
+
+function phoneAt(pointer: string, value: string): string {
+  try {
+    return telephone.parse(value, undefined as never) as string;
+  } catch (error) {
+    if (error instanceof ValueProblem) throw invalidAt(pointer, `phone ${error.detail}`);
+    throw error;
+  }
+}
+
+function timeAt(pointer: string, value: string): string {
+  const time = parseDateTime(value);
+  if (time === null) throw invalidAt(pointer, `${pointer.slice(1)} must be an ISO 8601 date and time with a zone (e.g. "2025-02-17T15:01:00Z"); got ${JSON.stringify(value)}`);
+  return time;
+}
+
+const optionalTime = (pointer: string, value: string | null | undefined): string | null | undefined =>
+  value === undefined || value === null ? value : timeAt(pointer, value);
+
+function checkText(pointer: string, value: string, max: number): string {
+  if (value.trim() === '') throw invalidAt(pointer, `${pointer.slice(1)} must not be blank`);
+  if (value.length > max) throw invalidAt(pointer, `${pointer.slice(1)} must be at most ${max} characters`);
+  return value;
+}
+
+/** The call's own properties from the body; participants keep the ids of earlier ones with the same phone and role. */
+function buildRecord(input: CallInput, current: CallRecord | undefined, orgId: string, now: string): CallRecord {
+  if (input.participants.length === 0) throw invalidAt('/participants', 'a call needs at least one participant ({"phone": "+14155552671", "role": "caller"})');
+  const previous = [...(current?.participants ?? [])];
+  const participants = input.participants.map((p, i): StoredParticipant => {
+    const phone = phoneAt(`/participants/${i}/phone`, p.phone);
+    const reused = previous.findIndex((q) => q.phone === phone && q.role === p.role);
+    const id = reused >= 0 ? previous.splice(reused, 1)[0]!.id : newId();
+    return { id, phone, role: p.role };
+  });
+  const recordings = input.recordings?.map((r, i): Recording => {
+    if (r.content_type !== RECORDING_CONTENT_TYPE) {
+      throw invalidAt(`/recordings/${i}/content_type`, `content_type must be "${RECORDING_CONTENT_TYPE}"; got ${JSON.stringify(r.content_type)}`);
+    }
+    return { contentType: r.content_type, providerId: checkText(`/recordings/${i}/provider_id`, r.provider_id, PROVIDER_ID_MAX), url: checkText(`/recordings/${i}/url`, r.url, 8192) };
+  });
+  const transcript =
+    input.transcript === undefined || input.transcript === null
+      ? input.transcript
+      : {
+          cues: input.transcript.cues.map((c, i): Cue => {
+            if (c.to < c.from) throw invalidAt(`/transcript/cues/${i}/to`, '"to" must not be before "from" (both in seconds from the start of the call)');
+            return { from: c.from, to: c.to, text: c.text, speaker: phoneAt(`/transcript/cues/${i}/speaker`, c.speaker) };
+          }),
+        };
+  const answeredAt = optionalTime('/answered_at', input.answered_at);
+  const endAt = optionalTime('/end_at', input.end_at);
+  return {
+    id: current?.id ?? newId(),
+    orgId,
+    direction: input.direction,
+    provider: input.provider,
+    providerId: checkText('/provider_id', input.provider_id, PROVIDER_ID_MAX),
+    providerStatus: checkText('/provider_status', input.provider_status, PROVIDER_ID_MAX),
+    providerMetadata: input.provider_metadata === undefined ? (current?.providerMetadata ?? null) : input.provider_metadata,
+    startAt: timeAt('/start_at', input.start_at),
+    answeredAt: answeredAt === undefined ? (current?.answeredAt ?? null) : answeredAt,
+    endAt: endAt === undefined ? (current?.endAt ?? null) : endAt,
+    participants,
+    recordings: recordings ?? current?.recordings ?? [],
+    transcript: transcript === undefined ? (current?.transcript ?? null) : transcript,
+    createdAt: current?.createdAt ?? now,
+    updatedAt: now,
+  };
+}
+
+/** Every text of a transcript together stays within the body limit anyway; each cue's text is checked here. */
+function checkCueTexts(input: CallInput): void {
+  input.transcript?.cues.forEach((c, i) => {
+    if (c.text.length > TEXT_MAX) throw invalidAt(`/transcript/cues/${i}/text`, `text must be at most ${TEXT_MAX} characters`);
+  });
+}
+
+const pointerOf = (schema: CollectionSchema, id: string): ItemAssociation => ({
+  id,
+  type: 'item',
+  collection: { id: schema.collection.id, type: 'collection', ref: schema.collection.ref },
+});
+
+/**
+ * The People item holding each phone (the oldest, when several do) and that person's organization: the first
+ * value of People's first relation field into Organizations. The matched items are locked shared until the
+ * write commits, so they cannot be deleted (dropping their links) in between.
+ */
+async function matchParticipants(store: Store, orgId: string, participants: StoredParticipant[]): Promise<CallParticipant[]> {
+  const people = await loadSchema(store, orgId, 'people');
+  const organizations = await loadSchema(store, orgId, 'organizations');
+  const phoneField = people.byRef.get('phone');
+  const orgField = people.fields.find((f) => f.type === 'field/relation' && (f.config.allowedCollectionIds ?? []).includes(organizations.collection.id));
+  const personOf = new Map<string, string>();
+  if (phoneField) {
+    for (const phone of new Set(participants.map((p) => p.phone))) {
+      const ids = await store.items.idsWithKey(orgId, phoneField.id, indexKey(phoneField, phone.toLowerCase()));
+      const first = [...ids].sort()[0];
+      if (first !== undefined) personOf.set(phone, first);
+    }
+  }
+  const personIds = [...new Set(personOf.values())];
+  await store.lock(personIds.map(itemLock), 'shared');
+  const persons = new Map((await store.items.findMany(orgId, personIds)).map((i) => [i.id, i]));
+  const orgIdOf = new Map<string, string>();
+  if (orgField) {
+    for (const person of persons.values()) {
+      const first = person.values[orgField.id]?.[0] as { id: string } | undefined;
+      if (first) orgIdOf.set(person.id, first.id);
+    }
+  }
+  const orgIds = [...new Set(orgIdOf.values())];
+  await store.lock(orgIds.map(itemLock), 'shared');
+  const orgItems = new Set((await store.items.findMany(orgId, orgIds)).filter((i) => i.collectionId === organizations.collection.id).map((i) => i.id));
+  return participants.map((p) => {
+    const personId = personOf.get(p.phone);
+    const person = personId === undefined ? undefined : persons.get(personId);
+    if (!person) return { ...p };
+    const organizationId = orgIdOf.get(person.id);
+    return {
+      ...p,
+      person: pointerOf(people, person.id),
+      ...(organizationId !== undefined && orgItems.has(organizationId) ? { organization: pointerOf(organizations, organizationId) } : {}),
+    };
+  });
+}
+
+/** The tags of tagsets available on calls, by id. */
+async function callTags(store: Store, orgId: string): Promise<Map<string, Tag>> {
+  const links = await store.links.sourcesOf(orgId, { type: 'calls', id: null }, 'tagset');
+  const tagsets = await store.tagsets.findMany(orgId, links.map((l) => l.fromId));
+  return new Map(tagsets.flatMap((t) => t.tags.map((tag): [string, Tag] => [tag.id, tag])));
+}
+
+async function checkTags(store: Store, orgId: string, inputs: { type: string; id: string }[]): Promise<Tag[]> {
+  const available = await callTags(store, orgId);
+  const result: Tag[] = [];
+  for (const [i, input] of inputs.entries()) {
+    if (input.type !== 'tag') throw invalidAt(`/tags/${i}/type`, 'tags are tag pointers: {"type": "tag", "id": "…"}');
+    const tag = available.get(input.id);
+    if (!tag) throw invalidAt(`/tags/${i}/id`, `no tag of a tagset available on calls has id "${input.id}"`);
+    if (!result.some((t) => t.id === tag.id)) result.push(tag);
+  }
+  return result;
+}
+
+async function saveLinks(store: Store, orgId: string, call: Call, previous: StoredParticipant[], tags: boolean): Promise<void> {
+  const kept = new Set(call.participants.map((p) => p.id));
+  for (const gone of previous.filter((p) => !kept.has(p.id))) await store.links.deleteEntity(orgId, PARTICIPANT, gone.id);
+  for (const p of call.participants) {
+    await store.links.replace(orgId, PARTICIPANT, p.id, PERSON, p.person ? [{ type: 'item', id: p.person.id }] : []);
+    await store.links.replace(orgId, PARTICIPANT, p.id, ORGANIZATION, p.organization ? [{ type: 'item', id: p.organization.id }] : []);
+  }
+  if (tags) await store.links.replace(orgId, 'call', call.id, TAG, call.tags.map((t): LinkTarget => ({ type: 'tag', id: t.id })));
+}
+
+async function recordOccurred(store: Store, call: Call): Promise<void> {
+  const actors = new Map<string, ItemAssociation>();
+  for (const p of call.participants) if (p.person) actors.set(p.person.id, p.person);
+  await recordActivity(store, call.orgId, 'activity/call_occurred', call.startAt, [
+    ...[...actors.values()].map((person) => constituent('actor', { ...person })),
+    constituent('object', { id: call.id, type: 'call' }),
+  ]);
+}
+
+/** The lock that serialises writers of one provider call id (the unique index backs it up). */
+const providerLock = (orgId: string, input: CallInput) => recordLock('call_provider', `${orgId}:${input.provider}:${input.provider_id}`);
+
+async function findByProvider(store: Store, orgId: string, provider: string, providerId: string): Promise<CallRecord | undefined> {
+  const page = await store.calls.list(orgId, { limit: 1 }, { provider, providerId });
+  return page.rows[0];
+}
+
+/** Writes a new call (`current` undefined) or replaces `current` with the input. */
+async function write(tx: Store, principal: Principal, input: CallInput, current: CallRecord | undefined, clock?: Clock): Promise<Call> {
+  const orgId = principal.orgId;
+  checkCueTexts(input);
+  const record = buildRecord(input, current, orgId, timestamp(clock));
+  const participants = await matchParticipants(tx, orgId, record.participants);
+  const tags = input.tags === undefined ? (current ? (await withLinks(tx, orgId, [current]))[0]!.tags : []) : await checkTags(tx, orgId, input.tags);
+  const call: Call = { ...record, participants, tags };
+  if (current) await tx.calls.update(record);
+  else await tx.calls.insert(record);
+  await saveLinks(tx, orgId, call, current?.participants ?? [], input.tags !== undefined);
+  if (!current) await recordOccurred(tx, call);
+  return call;
+}
+
+export async function createCall(store: Store, principal: Principal, input: CallInput, clock?: Clock): Promise<Call> {
+  return store.transaction(async (tx) => {
+    await tx.lock([providerLock(principal.orgId, input)]);
+    if (await findByProvider(tx, principal.orgId, input.provider, input.provider_id)) {
+      throw new AppError('conflict', `a call with provider "${input.provider}" and provider_id "${input.provider_id}" exists already; POST /calls/upsert updates it`);
+    }
+    return write(tx, principal, input, undefined, clock);
+  });
+}
+
+/** Finds the call by provider and provider_id and replaces it, or creates it; `created` tells which. */
+export async function upsertCall(store: Store, principal: Principal, input: CallInput, clock?: Clock): Promise<{ call: Call; created: boolean }> {
+  const attempt = () =>
+    store.transaction(async (tx) => {
+      await tx.lock([providerLock(principal.orgId, input)]);
+      const current = await findByProvider(tx, principal.orgId, input.provider, input.provider_id);
+      return { call: await write(tx, principal, input, current, clock), created: current === undefined };
+    });
+  try {
+    return await attempt();
+  } catch (error) {
+    // A racing creator got the unique index first: the call exists now, and the second run updates it.
+    if (error instanceof AppError && error.code === 'conflict') return attempt();
+    throw error;
+  }
+}
+
+export async function getCall(store: Store, orgId: string, id: string): Promise<Call> {
+  const [call] = await withLinks(store, orgId, [await orNotFound(store.calls.find(orgId, id))]);
+  return call!;
+}
+
+export async function listCalls(store: Store, orgId: string, page: PageRequest): Promise<Page<Call>> {
+  const found = await store.calls.list(orgId, page);
+  return { ...found, rows: await withLinks(store, orgId, found.rows) };
+}
+
+/**
+ * What `include[]` asks for beyond the call: `note`, the newest note associated with the call (null without
+ * one); `summary`, always null (Tycho generates no summaries).
+ */
+export async function callExtras(store: Store, orgId: string, call: Call, include: ReadonlySet<string>): Promise<CallExtras> {
+  const extras: CallExtras = {};
+  if (include.has('note')) {
+    const notes = await store.links.sourcesOf(orgId, { type: 'call', id: call.id }, 'note');
+    const newest = notes.map((l) => l.fromId).sort().at(-1);
+    extras.note = newest === undefined ? null : await getNote(store, orgId, newest);
+  }
+  if (include.has('summary')) extras.summary = null;
+  return extras;
+}
+
+/** The calls with their matched participants and tags: a fixed number of queries for a whole page. */
+async function withLinks(store: Store, orgId: string, records: CallRecord[]): Promise<Call[]> {
+  const participantIds = records.flatMap((r) => r.participants.map((p) => p.id));
+  const persons = await store.links.targetsOf(orgId, PARTICIPANT, participantIds, PERSON);
+  const orgs = await store.links.targetsOf(orgId, PARTICIPANT, participantIds, ORGANIZATION);
+  const tagLinks = await store.links.targetsOf(orgId, 'call', records.map((r) => r.id), TAG);
+  const itemIds = [...new Set([...persons.values(), ...orgs.values()].flat().flatMap((t) => (t.id === null ? [] : [t.id])))];
+  const items = new Map((await store.items.findMany(orgId, itemIds)).map((i) => [i.id, i]));
+  const collections = new Map((await store.collections.findMany(orgId, [...new Set([...items.values()].map((i) => i.collectionId))])).map((c) => [c.id, c]));
+  const pointer = (targets: LinkTarget[] | undefined): ItemAssociation | undefined => {
+    const item = targets?.[0]?.id ? items.get(targets[0].id) : undefined;
+    const collection = item && collections.get(item.collectionId);
+    return item && collection ? { id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } } : undefined;
+  };
+  const tags = tagLinks.size === 0 ? new Map<string, Tag>() : new Map((await allTagsets(store, orgId)).flatMap((t) => t.tags.map((tag): [string, Tag] => [tag.id, tag])));
+  return records.map((r) => ({
+    ...r,
+    participants: r.participants.map((p) => {
+      const person = pointer(persons.get(p.id));
+      const organization = pointer(orgs.get(p.id));
+      return { ...p, ...(person ? { person } : {}), ...(organization ? { organization } : {}) };
+    }),
+    tags: (tagLinks.get(r.id) ?? []).flatMap((t) => {
+      const tag = t.id === null ? undefined : tags.get(t.id);
+      return tag ? [tag] : [];
+    }),
+  }));
+}
+
+/** Whether the call exists in the organization (note associations point at calls). */
+export async function callExists(store: Store, orgId: string, id: string): Promise<boolean> {
+  return (await store.calls.find(orgId, id)) !== undefined;
+}

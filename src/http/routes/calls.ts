@@ -1,0 +1,44 @@
+// /v0/calls: log a call, upsert one by provider call id, list, retrieve; `include[]` ∈ transcript, note, summary.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { callExtras, createCall, getCall, listCalls, upsertCall } from '../../domain/calls.ts';
+import { ListOf, PageQuery } from '../schemas/common.ts';
+import { CALL_INCLUDES, CallBody, CallWire, renderCall } from '../schemas/calls.ts';
+import { Include, includesOf } from '../list-query.ts';
+import type { RouteDeps } from '../route-deps.ts';
+
+const IncludeCall = Include(CALL_INCLUDES);
+
+export const callRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {
+  app.get(
+    '/calls',
+    { schema: { querystring: Type.Object({ ...PageQuery.properties, include: IncludeCall }), response: { 200: ListOf(CallWire) } } },
+    async (req) => {
+      const { include, ...pageQuery } = req.query;
+      const wanted = includesOf(include) ?? new Set<string>();
+      const orgId = req.principal.orgId;
+      const page = await listCalls(store, orgId, listing.page(req, pageQuery, 'calls'));
+      const extras = new Map(await Promise.all(page.rows.map(async (call) => [call.id, await callExtras(store, orgId, call, wanted)] as const)));
+      return listing.envelope(req, 'calls', page, (call) => renderCall(call, wanted, extras.get(call.id)));
+    },
+  );
+
+  app.post('/calls', { schema: { body: CallBody, response: { 201: CallWire } } }, async (req, reply) =>
+    reply.code(201).send(renderCall(await createCall(store, req.principal, req.body, clock))),
+  );
+
+  app.post('/calls/upsert', { schema: { body: CallBody, response: { 200: CallWire, 201: CallWire } } }, async (req, reply) => {
+    const { call, created } = await upsertCall(store, req.principal, req.body, clock);
+    return reply.code(created ? 201 : 200).send(renderCall(call));
+  });
+
+  app.get(
+    '/calls/:id',
+    { schema: { params: Type.Object({ id: Type.String() }), querystring: Type.Object({ include: IncludeCall }), response: { 200: CallWire } } },
+    async (req) => {
+      const wanted = includesOf(req.query.include) ?? new Set<string>();
+      const call = await getCall(store, req.principal.orgId, req.params.id);
+      return renderCall(call, wanted, await callExtras(store, req.principal.orgId, call, wanted));
+    },
+  );
+};
