@@ -97,6 +97,16 @@ const personValues = () => ({ name: { type: 'value/text/single_line', data: uniq
 const funnelBody = () => ({ name: unique('Funnel'), steps: [{ name: 'Open', step_type: 'active' }] });
 const fieldBody = () => ({ type: 'field/text/single_line', name: unique('Field') });
 
+/** A call body with a provider call id no other call of the run has. */
+const callBody = () => ({
+  direction: 'incoming',
+  participants: [{ phone: '+14155552671', role: 'caller' }],
+  provider: 'openphone',
+  provider_id: unique('contract-call'),
+  provider_status: 'completed',
+  start_at: '2025-02-17T15:01:00Z',
+});
+
 export const RESOURCES: ResourceContract[] = [
   {
     name: 'collections',
@@ -220,6 +230,19 @@ export const RESOURCES: ResourceContract[] = [
       { name: 'send', method: 'POST', path: (id) => `/v0/tycho/inbox_messages/${id}/send` },
       { name: 'add attachment', method: 'POST', path: (id) => `/v0/inbox_messages/${id}/attachments`, payload: { multipart: [textFile('attached')] } },
     ],
+  },
+  {
+    // Calls are logged or upserted by provider call id (a fresh one each time), never changed by id.
+    name: 'calls',
+    create: async (h, key) => (await created(h, '/v0/calls', json(callBody()), key)).id,
+    retrieve: (id) => `/v0/calls/${id}`,
+    inspect: (id) => `/v0/calls/${id}?include[]=transcript&include[]=note&include[]=summary`,
+    list: { path: '/v0/calls', order: 'oldest first' },
+    creates: [
+      { name: 'log', method: 'POST', path: '/v0/calls', payload: async () => json(callBody()) },
+      { name: 'upsert', method: 'POST', path: '/v0/calls/upsert', payload: async () => json(callBody()) },
+    ],
+    writes: [],
   },
   {
     // Activities are recorded by other writes; an item creation records exactly one item_created.
