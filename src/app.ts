@@ -31,6 +31,7 @@ import { inboxRoutes } from './http/routes/inboxes.ts';
 import { fileRoutes } from './http/routes/files.ts';
 import { conversationRoutes } from './http/routes/inbox-conversations.ts';
 import { messageRoutes } from './http/routes/inbox-messages.ts';
+import { meetingRoutes } from './http/routes/meetings.ts';
 import { callRoutes } from './http/routes/calls.ts';
 import { downloadRoutes } from './http/routes/downloads.ts';
 import { viewRoutes } from './http/routes/views.ts';
@@ -124,6 +125,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(fileRoutes, deps);
       await v0.register(conversationRoutes, deps);
       await v0.register(messageRoutes, deps);
+      await v0.register(meetingRoutes, deps);
       await v0.register(callRoutes, deps);
       await v0.register(viewRoutes, deps);
     },

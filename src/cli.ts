@@ -5,6 +5,9 @@ import { AppError } from './domain/errors.ts';
 import { DEFAULT_ORG_NAME, ensureOrganization, type Organization } from './domain/organizations.ts';
 import { createInbox } from './domain/inboxes.ts';
 import type { Store } from './domain/ports/store.ts';
+import { recordMeetingsHeld, saveMeeting } from './domain/meetings.ts';
+import { CalendarError, readCalendar } from './ical.ts';
+import { readFile } from 'node:fs/promises';
 
 /** `createOrg`: an `org` that does not exist is created; without it a mistyped name is refused. */
 export async function keysCreate(
@@ -49,6 +52,47 @@ export async function inboxesCreate(store: Store, options: { org?: string; name:
   const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'or create it with: tycho keys create --org NAME --create-org');
   const inbox = await createInbox(store, organization.id, { name: options.name, email: options.email });
   return [`Created inbox "${inbox.name}" <${inbox.email}> in organization "${organization.name}":`, inbox.id];
+}
+
+/**
+ * Creates or updates (by UID) one meeting per event of the .ics file, then records `meeting_held` for those
+ * already over. Events are saved one by one: a refused event stops the import, and running it again is safe.
+ */
+export async function meetingsImport(store: Store, options: { org?: string; file: string }): Promise<string[]> {
+  const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'or create it with: tycho keys create --org NAME --create-org');
+  let text: string;
+  try {
+    text = await readFile(options.file, 'utf8');
+  } catch (error) {
+    throw new AppError('bad_request', `cannot read ${options.file}: ${(error as Error).message}`);
+  }
+  let calendar;
+  try {
+    calendar = readCalendar(text);
+  } catch (error) {
+    if (error instanceof CalendarError) throw new AppError('bad_request', `${options.file}: ${error.message}`);
+    throw error;
+  }
+  const lines = calendar.skipped.map((why) => `Skipped ${why}.`);
+  let created = 0;
+  for (const event of calendar.events) {
+    let saved;
+    try {
+      saved = await saveMeeting(store, organization.id, event);
+    } catch (error) {
+      if (error instanceof AppError) {
+        const at = error.source?.pointer ? ` (at ${error.source.pointer})` : '';
+        throw new AppError(error.code, `event ${event.i_cal_uid}: ${error.detail ?? error.code}${at}; the events before it were imported`);
+      }
+      throw error;
+    }
+    if (saved.created) created++;
+    lines.push(`${saved.created ? 'Created' : 'Updated'} meeting ${saved.meeting.id} ${JSON.stringify(saved.meeting.title ?? saved.meeting.iCalUid)} (${event.i_cal_uid})`);
+  }
+  await recordMeetingsHeld(store, undefined, organization.id);
+  const updated = calendar.events.length - created;
+  lines.push(`Imported ${calendar.events.length} meeting${calendar.events.length === 1 ? '' : 's'} into organization "${organization.name}": ${created} created, ${updated} updated.`);
+  return lines;
 }
 
 export async function orgsList(store: Store): Promise<string[]> {

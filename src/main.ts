@@ -7,11 +7,15 @@ import { CONFIG_VARIABLES, ConfigError, loadConfig, type Config } from './config
 import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
-import { inboxesCreate, keysCreate, keysList, keysRevoke, orgsList } from './cli.ts';
+import { inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList } from './cli.ts';
+import { recordMeetingsHeld } from './domain/meetings.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 import type { Store } from './domain/ports/store.ts';
 
 class UsageError extends Error {}
+
+/** How often `serve` records `activity/meeting_held` for meetings that have ended. */
+const MEETINGS_HELD_SWEEP_MS = 60_000;
 
 /** The server could not listen where PORT and HOST say; the message says what to change. */
 class ListenError extends Error {}
@@ -105,6 +109,14 @@ const COMMANDS: Record<string, CommandSpec> = {
       const options = { name: values.name, email: values.email, ...(typeof values.org === 'string' ? { org: values.org } : {}) };
       return withStore((store) => inboxesCreate(store, options));
     },
+  },
+  'meetings import': {
+    synopsis: 'FILE.ics [--org NAME]',
+    summary: 'create or update meetings (by UID) from an iCalendar file',
+    options: { org: ORG_OPTION },
+    positionals: [{ name: 'FILE.ics', help: 'the iCalendar file; each event becomes a meeting, matched to an existing one by its UID' }],
+    env: STORE_ENV,
+    build: (values, [file]) => withStore((store) => meetingsImport(store, { file: file!, ...(typeof values.org === 'string' ? { org: values.org } : {}) })),
   },
 };
 
@@ -235,6 +247,18 @@ async function serve(config: Config): Promise<number> {
     ...(config.rateLimits ? { rateLimits: { ...config.rateLimits, counter } } : {}),
     ...(jwt ? { jwt } : {}),
   });
+  // activity/meeting_held for meetings whose end has passed, also when nobody reads them (docs/behaviour.md).
+  let sweeping: Promise<unknown> | undefined;
+  const sweep = setInterval(() => {
+    sweeping ??= recordMeetingsHeld(runtime.store)
+      .catch((error: unknown) => app.log.error({ err: error }, 'recording activity/meeting_held failed'))
+      .finally(() => (sweeping = undefined));
+  }, MEETINGS_HELD_SWEEP_MS);
+  sweep.unref();
+  const stopSweep = async () => {
+    clearInterval(sweep);
+    await sweeping;
+  };
   let stopped!: (code: number) => void;
   const done = new Promise<number>((resolve) => (stopped = resolve));
   let stopping = false;
@@ -242,6 +266,7 @@ async function serve(config: Config): Promise<number> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await stopSweep();
     await app.close();
     await runtime.close();
     await counter.close();
@@ -257,6 +282,7 @@ async function serve(config: Config): Promise<number> {
   } catch (error) {
     process.off('SIGTERM', onTerm);
     process.off('SIGINT', onInt);
+    await stopSweep();
     await app.close();
     await runtime.close();
     await counter.close();

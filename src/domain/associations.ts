@@ -16,11 +16,17 @@ export interface CallAssociation {
   type: 'call';
 }
 
-export type Association = ItemAssociation | CallAssociation;
+/** A note's association with a meeting. */
+export interface MeetingAssociation {
+  id: string;
+  type: 'meeting';
+}
+
+export type Association = ItemAssociation | CallAssociation | MeetingAssociation;
 
 /**
  * Item associations must name items of the organization; with `calls`, calls of the organization too
- * (notes). Meetings are not kept by Tycho.
+ * (notes), and meetings too.
  */
 export async function checkItemAssociations(store: Store, orgId: string, inputs: { type: string; id: string }[], what: string): Promise<ItemAssociation[]>;
 export async function checkItemAssociations(store: Store, orgId: string, inputs: { type: string; id: string }[], what: string, calls: true): Promise<Association[]>;
@@ -33,6 +39,8 @@ export async function checkItemAssociations(
 ): Promise<Association[]> {
   // Calls are never deleted, so a call checked here still exists when the write commits.
   const callIds = new Set(calls ? (await store.calls.findMany(orgId, inputs.filter((a) => a.type === 'call').map((a) => a.id))).map((c) => c.id) : []);
+  // Meetings are never deleted either.
+  const meetingIds = new Set(calls ? (await store.meetings.findMany(orgId, inputs.filter((a) => a.type === 'meeting').map((a) => a.id))).map((m) => m.id) : []);
   const ids = inputs.filter((a) => a.type === 'item').map((a) => a.id);
   // Held shared until the write commits: the items cannot be deleted (dropping their links) in between.
   await store.lock(ids.map(itemLock), 'shared');
@@ -45,8 +53,13 @@ export async function checkItemAssociations(
       if (!result.some((r) => r.id === input.id)) result.push({ id: input.id, type: 'call' });
       continue;
     }
+    if (calls && input.type === 'meeting') {
+      if (!meetingIds.has(input.id)) throw invalidAt(`/associations/${i}/id`, `no meeting has id "${input.id}"`);
+      if (!result.some((r) => r.id === input.id)) result.push({ id: input.id, type: 'meeting' });
+      continue;
+    }
     if (input.type !== 'item') {
-      const accepted = calls ? 'items ({"type": "item", "id": …}) and calls ({"type": "call", "id": …})' : 'items ({"type": "item", "id": …})';
+      const accepted = calls ? 'items ({"type": "item", "id": …}), calls ({"type": "call", "id": …}) and meetings ({"type": "meeting", "id": …})' : 'items ({"type": "item", "id": …})';
       throw invalidAt(`/associations/${i}/type`, `no ${input.type} has id "${input.id}"; ${what} can be associated with ${accepted}`);
     }
     const item = items.get(input.id);
@@ -85,6 +98,10 @@ export async function withItemAssociations<T extends { id: string }>(
     for (const target of links.get(record.id) ?? []) {
       if (target.type === 'call' && target.id !== null) {
         associations.push({ id: target.id, type: 'call' });
+        continue;
+      }
+      if (target.type === 'meeting' && target.id !== null) {
+        associations.push({ id: target.id, type: 'meeting' });
         continue;
       }
       const item = target.id === null ? undefined : items.get(target.id);

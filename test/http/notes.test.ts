@@ -1,6 +1,6 @@
 // Notes through HTTP (seed §4.8; reference §5.17): the note shape, the title taken from a leading heading,
-// body validation, item associations (expanded with their collection; calls, meetings, unknown and foreign
-// items refused), the `activity/note_created` written with each creation, optimistic locking on PATCH,
+// body validation, associations (items expanded with their collection; calls and meetings as pointers;
+// unknown ones and foreign items refused), the `activity/note_created` written with each creation, optimistic locking on PATCH,
 // listing, retrieval, permanent deletion and organization isolation.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -107,12 +107,13 @@ for (const engine of ENGINES) {
       assert.match(detail, new RegExp(UNKNOWN_ID));
     });
 
-    it('an unknown call → 422 at /associations/<i>/id; a meeting association → 422 at /associations/<i>/type', async () => {
+    it('an unknown call or meeting → 422 at /associations/<i>/id; another type → 422 at /associations/<i>/type', async () => {
       assertInvalid(await h.post('/v0/notes', { body: { markdown: 'x' }, associations: [{ type: 'call', id: UNKNOWN_ID }] }), '/associations/0/id');
       assertInvalid(
         await h.post('/v0/notes', { body: { markdown: 'x' }, associations: [{ type: 'item', id: ada.id }, { type: 'meeting', id: UNKNOWN_ID }] }),
-        '/associations/1/type',
+        '/associations/1/id',
       );
+      assertInvalid(await h.post('/v0/notes', { body: { markdown: 'x' }, associations: [{ type: 'file', id: UNKNOWN_ID }] }), '/associations/0/type');
     });
 
     it("another organization's item → 422, and their key cannot associate ours either", async () => {

@@ -15,6 +15,7 @@ import type { Inbox } from '../inboxes.ts';
 import type { StoredFile } from '../files.ts';
 import type { Attachment, Conversation, Message } from '../inbox-messages.ts';
 import type { Page, PageRequest } from '../pagination.ts';
+import type { Meeting } from '../meetings.ts';
 import type { CallRecord } from '../calls.ts';
 import type { View } from '../views.ts';
 
@@ -118,6 +119,16 @@ export interface RecordRepo<T extends { id: string; orgId: string }, F extends k
   list(orgId: string, page: PageRequest, where?: RecordFilter<F>): Promise<Page<T>>;
 }
 
+/** Meetings, found by id or (`list` filter) by iCalendar UID, and the bookkeeping of `activity/meeting_held`. */
+export interface MeetingRepo extends RecordRepo<Meeting, 'iCalUid'> {
+  /** Saves everything but `heldAt`, which only `claimHeld` writes. */
+  update(meeting: Meeting): Promise<void>;
+  /** Meetings ended by `now` without `meeting_held` yet (of one organization, or of all), earliest end first. */
+  dueHeld(now: string, limit: number, orgId?: string): Promise<Meeting[]>;
+  /** Sets `heldAt` if it is still unset; true for the one caller that set it. */
+  claimHeld(orgId: string, id: string, at: string): Promise<boolean>;
+}
+
 /** What a link points at: an entity, or a whole kind (`id` null), such as all calls. */
 export interface LinkTarget {
   type: string;
@@ -172,6 +183,7 @@ export interface Store {
   readonly attachments: RecordRepo<Attachment, 'messageId'>;
   /** Calls without their participants' matched items and tags, which are links. */
   readonly calls: RecordRepo<CallRecord, 'provider' | 'providerId'>;
+  readonly meetings: MeetingRepo;
   readonly links: LinkRepo;
   /** Saved views of collections, listed by collection. */
   readonly views: RecordRepo<View, 'collectionId'>;

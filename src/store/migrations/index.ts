@@ -9,6 +9,7 @@ import * as messages from './0005-messages.ts';
 import * as textKeys from './0006-text-keys.ts';
 import * as links from './0007-links.ts';
 import * as calls from './0008-calls.ts';
+import * as meetings from './0009-meetings.ts';
 import * as views from './0010-views.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0006-text-keys': textKeys,
   '0007-links': links,
   '0008-calls': calls,
+  '0009-meetings': meetings,
   '0010-views': views,
 };
 

@@ -238,6 +238,27 @@ export interface CallsTable {
   updated_at: string;
 }
 
+/** A meeting; `participants`, `recording` and `transcript` are JSON, `held_at` is set once meeting_held is recorded. */
+export interface MeetingsTable {
+  id: string;
+  org_id: string;
+  i_cal_uid: string;
+  provider_id: string;
+  title: string | null;
+  description: string | null;
+  location: string | null;
+  start_at: string;
+  end_at: string;
+  time_zone: string;
+  provider_uri: string | null;
+  participants: string;
+  recording: string | null;
+  transcript: string | null;
+  held_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -257,6 +278,7 @@ export interface Database {
   activity_entities: ActivityEntitiesTable;
   settings: SettingsTable;
   links: LinksTable;
+  meetings: MeetingsTable;
   calls: CallsTable;
   views: ViewsTable;
 }

@@ -17,6 +17,7 @@ import { recordRepo } from './records.ts';
 import { linkRepo } from './links.ts';
 import { fileMapping, inboxMapping, noteMapping, tagsetMapping } from './library.ts';
 import { attachmentMapping, conversationMapping, messageMapping } from './messages.ts';
+import { meetingRepo } from './meetings.ts';
 import { callMapping } from './calls.ts';
 import { viewMapping } from './views.ts';
 
@@ -60,6 +61,7 @@ export class SqlStore implements Store {
   readonly messages;
   readonly attachments;
   readonly calls;
+  readonly meetings;
   readonly links;
   readonly views;
   readonly settings;
@@ -85,6 +87,7 @@ export class SqlStore implements Store {
     this.messages = recordRepo(db, 'inbox_messages', messageMapping);
     this.attachments = recordRepo(db, 'message_attachments', attachmentMapping);
     this.calls = recordRepo(db, 'calls', callMapping);
+    this.meetings = meetingRepo(db);
     this.links = linkRepo(db);
     this.views = recordRepo(db, 'views', viewMapping);
     this.settings = settingsRepo(db);

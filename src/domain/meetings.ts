@@ -1,0 +1,419 @@
+// Meetings (reference §5.16): calendar events, found by their iCalendar UID. The hosted service fills them from
+// calendar sync; Tycho creates and updates them through its extension (`POST /v0/tycho/meetings`, and
+// `tycho meetings import FILE.ics`, both upserts by UID). The API adds a recording, a transcript and tags.
+// Organizer and attendees are matched to people (by email) and organizations (by the email's domain); the
+// matches and the tags are links. `activity/meeting_scheduled` is recorded on creation, `activity/meeting_held`
+// once the meeting's end has passed by the server's clock: lazily, when the organization's meetings are read,
+// and by the periodic sweep `serve` runs (recordMeetingsHeld). A conditional update of `held_at` decides who
+// records it, so it is recorded once, whatever the number of readers and processes.
+import { invalidAt, orNotFound } from './errors.ts';
+import { newId } from './ids.ts';
+import { timestamp, systemClock, type Clock } from './clock.ts';
+import { constituent, recordActivity, type Constituent } from './activity.ts';
+import { loadSchema } from './collection-schema.ts';
+import { indexKey } from './items.ts';
+import { parseValue, ValueProblem } from './field-types/index.ts';
+import { parseDateTime } from './field-types/dates.ts';
+import { allTagsets, type Tag } from './tagsets.ts';
+import { itemLock, recordLock } from './locks.ts';
+import type { ItemAssociation } from './associations.ts';
+import { getNote, type Note } from './notes.ts';
+import type { Page, PageRequest } from './pagination.ts';
+import type { LinkTarget, Store } from './ports/store.ts';
+
+export interface Participant {
+  id: string;
+  role: 'organizer' | 'attendee';
+  email: string;
+  name: string | null;
+}
+
+export interface Recording {
+  contentType: 'video/mp4';
+  providerId: string;
+  url: string;
+}
+
+export interface Cue {
+  from: number;
+  to: number;
+  text: string;
+  /** The speaker's name, as the transcript's provider gave it. */
+  speaker: string | null;
+}
+
+export interface Transcript {
+  provider: string;
+  providerId: string;
+  cues: Cue[];
+}
+
+export interface Meeting {
+  id: string;
+  orgId: string;
+  iCalUid: string;
+  providerId: string;
+  title: string | null;
+  description: string | null;
+  location: string | null;
+  startAt: string;
+  endAt: string;
+  timeZone: string;
+  providerUri: string | null;
+  /** The organizer first (when there is one), then the attendees, in the order given. */
+  participants: Participant[];
+  recording: Recording | null;
+  transcript: Transcript | null;
+  /** When `activity/meeting_held` was recorded; null until then. */
+  heldAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A participant with what their email matched. */
+export interface MatchedParticipant extends Participant {
+  person?: ItemAssociation;
+  organization?: ItemAssociation;
+}
+
+/** A meeting as the API shows it: with its tags and matched participants, and the newest note when asked. */
+export interface MeetingView extends Meeting {
+  tags: Tag[];
+  matched: MatchedParticipant[];
+  note?: Note | null;
+}
+
+export interface PersonInput {
+  email: string;
+  name?: string | null;
+}
+
+export interface MeetingInput {
+  i_cal_uid: string;
+  provider_id?: string;
+  title?: string | null;
+  description?: string | null;
+  location?: string | null;
+  start_at: string;
+  end_at: string;
+  time_zone?: string;
+  provider_uri?: string | null;
+  organizer?: PersonInput | null;
+  attendees?: PersonInput[];
+  tags?: { id: string; type?: string }[];
+}
+
+export interface MeetingPatch {
+  recording?: { content_type: string; provider_id: string; url: string };
+  transcript?: { provider: string; provider_id: string; cues: { from: number; to: number; text: string; speaker?: string | null }[] };
+  tags?: { id: string; type?: string }[];
+}
+
+/** The roles of a meeting's links: its tags; a participant's matches. */
+const TAG = 'tag';
+const PERSON = 'person';
+const ORGANIZATION = 'organization';
+const PARTICIPANT = 'meeting_attendee';
+
+const TEXT_MAX = 65_536;
+
+function text(value: string | null | undefined, pointer: string, max = TEXT_MAX): string | null {
+  if (value === undefined || value === null) return null;
+  const trimmed = value.trim();
+  if (trimmed.length > max) throw invalidAt(pointer, `must be at most ${max} characters`);
+  return trimmed === '' ? null : trimmed;
+}
+
+function required(value: string, pointer: string, what: string, max = 1024): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw invalidAt(pointer, `${what} must not be blank`);
+  if (trimmed.length > max) throw invalidAt(pointer, `${what} must be at most ${max} characters`);
+  return trimmed;
+}
+
+function instant(value: string, pointer: string): string {
+  const parsed = parseDateTime(value);
+  if (parsed === null) throw invalidAt(pointer, `must be an ISO 8601 date and time with a zone (e.g. "2025-02-17T16:00:00Z"), got ${JSON.stringify(value)}`);
+  return parsed;
+}
+
+export function checkTimeZone(zone: string, pointer = '/time_zone'): string {
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    throw invalidAt(pointer, `must be an IANA time zone such as "Europe/Berlin" or "UTC", got ${JSON.stringify(zone)}`);
+  }
+}
+
+/** A stand-in email field: participant addresses are checked like email values. */
+const EMAIL_FIELD = {
+  id: 'participant', orgId: '', collectionId: '', ref: 'email', name: 'Email', description: null, type: 'field/email' as const,
+  cardinality: 'one' as const, required: false, unique: false, readonly: false, kind: 'system' as const, config: {}, defaultValues: [],
+  createdAt: '', updatedAt: '',
+};
+
+function email(value: string, pointer: string): string {
+  try {
+    return parseValue({ type: 'value/email', data: value }, { field: EMAIL_FIELD }) as string;
+  } catch (error) {
+    if (error instanceof ValueProblem) throw invalidAt(pointer, `email ${error.detail}`);
+    throw error;
+  }
+}
+
+/** The participants of `input`, keeping the ids of those `current` already has (same role and email). */
+function participantsOf(input: MeetingInput, current: Participant[]): Participant[] {
+  const wanted: Omit<Participant, 'id'>[] = [];
+  if (input.organizer) wanted.push({ role: 'organizer', email: email(input.organizer.email, '/organizer/email'), name: text(input.organizer.name, '/organizer/name', 1024) });
+  for (const [i, a] of (input.attendees ?? []).entries()) {
+    const address = email(a.email, `/attendees/${i}/email`);
+    if (wanted.some((w) => w.role === 'attendee' && w.email.toLowerCase() === address.toLowerCase())) continue;
+    wanted.push({ role: 'attendee', email: address, name: text(a.name, `/attendees/${i}/name`, 1024) });
+  }
+  const unused = [...current];
+  return wanted.map((w) => {
+    const at = unused.findIndex((c) => c.role === w.role && c.email.toLowerCase() === w.email.toLowerCase());
+    const id = at >= 0 ? unused.splice(at, 1)[0]!.id : newId();
+    return { id, ...w };
+  });
+}
+
+/** The tags a meeting may carry: those of tagsets available on meetings, by id. */
+async function meetingTags(store: Store, orgId: string): Promise<Map<string, Tag>> {
+  const tagsets = (await allTagsets(store, orgId)).filter((t) => t.associations.some((a) => a.type === 'meetings'));
+  return new Map(tagsets.flatMap((t) => t.tags.map((tag) => [tag.id, tag] as const)));
+}
+
+async function checkTags(store: Store, orgId: string, inputs: { id: string; type?: string }[]): Promise<LinkTarget[]> {
+  const available = await meetingTags(store, orgId);
+  const ids: string[] = [];
+  for (const [i, input] of inputs.entries()) {
+    if (input.type !== undefined && input.type !== 'tag') throw invalidAt(`/tags/${i}/type`, 'must be "tag"');
+    if (!available.has(input.id)) throw invalidAt(`/tags/${i}/id`, `no tag of a tagset available on meetings has id "${input.id}"`);
+    if (!ids.includes(input.id)) ids.push(input.id);
+  }
+  return ids.map((id) => ({ type: 'tag', id }));
+}
+
+/** Links each participant to the person holding their email and the organization holding its domain. */
+async function linkMatches(store: Store, orgId: string, participants: Participant[], previous: Participant[]): Promise<void> {
+  for (const p of previous) if (!participants.some((q) => q.id === p.id)) await store.links.deleteEntity(orgId, PARTICIPANT, p.id);
+  const people = await loadSchema(store, orgId, 'people');
+  const organizations = await loadSchema(store, orgId, 'organizations');
+  const emailField = people.byRef.get('email');
+  const domainField = organizations.byRef.get('domain');
+  const matches = new Map<string, { person?: string; organization?: string }>();
+  for (const p of participants) {
+    const match: { person?: string; organization?: string } = {};
+    if (emailField) [match.person] = await store.items.idsWithKey(orgId, emailField.id, indexKey(emailField, p.email.toLowerCase()));
+    if (domainField) [match.organization] = await store.items.idsWithKey(orgId, domainField.id, indexKey(domainField, p.email.slice(p.email.lastIndexOf('@') + 1).toLowerCase()));
+    matches.set(p.id, match);
+  }
+  // Held shared until the write commits: a matched item cannot be deleted (dropping its links) in between.
+  const ids = [...new Set([...matches.values()].flatMap((m) => [m.person, m.organization].filter((id): id is string => id !== undefined)))];
+  await store.lock(ids.map(itemLock), 'shared');
+  const live = new Set((await store.items.findMany(orgId, ids)).map((i) => i.id));
+  for (const p of participants) {
+    const m = matches.get(p.id)!;
+    await store.links.replace(orgId, PARTICIPANT, p.id, PERSON, m.person && live.has(m.person) ? [{ type: 'item', id: m.person }] : []);
+    await store.links.replace(orgId, PARTICIPANT, p.id, ORGANIZATION, m.organization && live.has(m.organization) ? [{ type: 'item', id: m.organization }] : []);
+  }
+}
+
+/** The person items among the participants' matches: the actors of the meeting's activities. */
+async function participantItems(store: Store, orgId: string, meeting: Meeting): Promise<Constituent[]> {
+  const [view] = await withDetails(store, orgId, [meeting]);
+  const seen = new Set<string>();
+  const actors: Constituent[] = [];
+  for (const p of view!.matched) {
+    if (p.person && !seen.has(p.person.id)) {
+      seen.add(p.person.id);
+      actors.push(constituent('actor', { ...p.person }));
+    }
+  }
+  return actors;
+}
+
+export interface SavedMeeting {
+  meeting: MeetingView;
+  created: boolean;
+}
+
+/**
+ * Creates the meeting with this `i_cal_uid`, or updates the one that has it (every property the input gives;
+ * `tags` omitted = unchanged). A creation records `activity/meeting_scheduled`.
+ */
+export async function saveMeeting(store: Store, orgId: string, input: MeetingInput, clock: Clock = systemClock): Promise<SavedMeeting> {
+  const uid = required(input.i_cal_uid, '/i_cal_uid', 'i_cal_uid');
+  const startAt = instant(input.start_at, '/start_at');
+  const endAt = instant(input.end_at, '/end_at');
+  if (endAt < startAt) throw invalidAt('/end_at', 'end_at must not be before start_at');
+  const timeZone = checkTimeZone(input.time_zone ?? 'UTC');
+  return store.transaction(async (tx) => {
+    // Racing saves of one UID wait for each other; the unique index is the last word.
+    await tx.lock([recordLock('meeting_uid', `${orgId}:${uid}`)]);
+    const [found] = (await tx.meetings.list(orgId, { limit: 1 }, { iCalUid: uid })).rows;
+    if (found) await tx.lock([recordLock('meeting', found.id)]);
+    const current = found ? await tx.meetings.find(orgId, found.id) : undefined;
+    const now = timestamp(clock);
+    const participants = participantsOf(input, current?.participants ?? []);
+    const meeting: Meeting = {
+      id: current?.id ?? newId(),
+      orgId,
+      iCalUid: uid,
+      providerId: input.provider_id !== undefined ? required(input.provider_id, '/provider_id', 'provider_id') : (current?.providerId ?? uid),
+      title: text(input.title, '/title', 1024),
+      description: text(input.description, '/description'),
+      location: text(input.location, '/location', 1024),
+      startAt,
+      endAt,
+      timeZone,
+      providerUri: text(input.provider_uri, '/provider_uri', 8192),
+      participants,
+      recording: current?.recording ?? null,
+      transcript: current?.transcript ?? null,
+      heldAt: current?.heldAt ?? null,
+      createdAt: current?.createdAt ?? now,
+      updatedAt: now,
+    };
+    if (current) await tx.meetings.update(meeting);
+    else await tx.meetings.insert(meeting);
+    await linkMatches(tx, orgId, participants, current?.participants ?? []);
+    if (input.tags !== undefined) await tx.links.replace(orgId, 'meeting', meeting.id, TAG, await checkTags(tx, orgId, input.tags));
+    if (!current) {
+      await recordActivity(tx, orgId, 'activity/meeting_scheduled', now, [
+        ...(await participantItems(tx, orgId, meeting)),
+        constituent('object', { id: meeting.id, type: 'meeting' }),
+      ]);
+    }
+    const [view] = await withDetails(tx, orgId, [meeting]);
+    return { meeting: view!, created: !current };
+  });
+}
+
+/**
+ * Records `activity/meeting_held` (at the meeting's end) for every meeting whose end has passed by `clock`
+ * and that has none yet — of one organization, or of all of them — a batch at a time. Each is claimed by a
+ * conditional update of `held_at` in the transaction that records the activity, so concurrent callers, in
+ * this process or another, record it once. Returns how many it recorded.
+ */
+export async function recordMeetingsHeld(store: Store, clock: Clock = systemClock, orgId?: string): Promise<number> {
+  const now = timestamp(clock);
+  let recorded = 0;
+  for (;;) {
+    const due = await store.meetings.dueHeld(now, 100, orgId);
+    for (const meeting of due) {
+      const claimed = await store.transaction(async (tx) => {
+        if (!(await tx.meetings.claimHeld(meeting.orgId, meeting.id, now))) return false;
+        await recordActivity(tx, meeting.orgId, 'activity/meeting_held', meeting.endAt, [
+          ...(await participantItems(tx, meeting.orgId, meeting)),
+          constituent('object', { id: meeting.id, type: 'meeting' }),
+        ]);
+        return true;
+      });
+      if (claimed) recorded++;
+    }
+    if (due.length < 100) return recorded;
+  }
+}
+
+export async function getMeeting(store: Store, orgId: string, id: string, options: { note?: boolean } = {}, clock?: Clock): Promise<MeetingView> {
+  await recordMeetingsHeld(store, clock, orgId);
+  const meeting = await orNotFound(store.meetings.find(orgId, id));
+  const [view] = await withDetails(store, orgId, [meeting]);
+  if (options.note) view!.note = await newestNote(store, orgId, id);
+  return view!;
+}
+
+export async function listMeetings(store: Store, orgId: string, where: { iCalUids?: string[] }, page: PageRequest, clock?: Clock): Promise<Page<MeetingView>> {
+  await recordMeetingsHeld(store, clock, orgId);
+  const found = await store.meetings.list(orgId, page, where.iCalUids !== undefined ? { iCalUid: where.iCalUids } : {});
+  return { ...found, rows: await withDetails(store, orgId, found.rows) };
+}
+
+/** Adds a recording (only `video/mp4`), a transcript, and/or replaces the tags. */
+export async function updateMeeting(store: Store, orgId: string, id: string, patch: MeetingPatch, clock: Clock = systemClock): Promise<MeetingView> {
+  if (patch.recording && patch.recording.content_type !== 'video/mp4') {
+    throw invalidAt('/recording/content_type', `only "video/mp4" recordings are accepted, got ${JSON.stringify(patch.recording.content_type)}`);
+  }
+  const view = await store.transaction(async (tx) => {
+    await tx.lock([recordLock('meeting', id)]);
+    const current = await orNotFound(tx.meetings.find(orgId, id));
+    const next: Meeting = { ...current, updatedAt: timestamp(clock) };
+    if (patch.recording) {
+      next.recording = {
+        contentType: 'video/mp4',
+        providerId: required(patch.recording.provider_id, '/recording/provider_id', 'provider_id'),
+        url: required(patch.recording.url, '/recording/url', 'url', 8192),
+      };
+    }
+    if (patch.transcript) {
+      const t = patch.transcript;
+      next.transcript = {
+        provider: required(t.provider, '/transcript/provider', 'provider'),
+        providerId: required(t.provider_id, '/transcript/provider_id', 'provider_id'),
+        cues: t.cues.map((cue, i) => {
+          if (!(cue.from >= 0) || !(cue.to >= cue.from)) throw invalidAt(`/transcript/cues/${i}/to`, 'a cue runs from `from` to `to` seconds, with 0 ≤ from ≤ to');
+          return { from: cue.from, to: cue.to, text: cue.text, speaker: text(cue.speaker, `/transcript/cues/${i}/speaker`, 1024) };
+        }),
+      };
+    }
+    await tx.meetings.update(next);
+    if (patch.tags !== undefined) await tx.links.replace(orgId, 'meeting', id, TAG, await checkTags(tx, orgId, patch.tags));
+    const [out] = await withDetails(tx, orgId, [next]);
+    return out!;
+  });
+  await recordMeetingsHeld(store, clock, orgId);
+  return view;
+}
+
+/** The meetings of the organization among `ids` (unknown ids are absent). */
+export async function meetingsByIds(store: Store, orgId: string, ids: string[]): Promise<Meeting[]> {
+  return store.meetings.findMany(orgId, [...new Set(ids)]);
+}
+
+/** The newest note associated with the meeting, or null. */
+async function newestNote(store: Store, orgId: string, meetingId: string): Promise<Note | null> {
+  const links = await store.links.sourcesOf(orgId, { type: 'meeting', id: meetingId }, 'note');
+  const newest = links.map((l) => l.fromId).sort().at(-1);
+  return newest === undefined ? null : getNote(store, orgId, newest);
+}
+
+/** The meetings with their tags and matched participants: a fixed number of queries for a whole page. */
+async function withDetails(store: Store, orgId: string, meetings: Meeting[]): Promise<MeetingView[]> {
+  const tagLinks = await store.links.targetsOf(orgId, 'meeting', meetings.map((m) => m.id), TAG);
+  const tags = tagLinks.size > 0 ? await meetingTagsAny(store, orgId) : new Map<string, Tag>();
+  const participantIds = meetings.flatMap((m) => m.participants.map((p) => p.id));
+  const people = await store.links.targetsOf(orgId, PARTICIPANT, participantIds, PERSON);
+  const orgs = await store.links.targetsOf(orgId, PARTICIPANT, participantIds, ORGANIZATION);
+  const itemIds = [...new Set([...people.values(), ...orgs.values()].flat().flatMap((t) => (t.id ? [t.id] : [])))];
+  const items = new Map((await store.items.findMany(orgId, itemIds)).map((i) => [i.id, i]));
+  const collections = new Map((await store.collections.findMany(orgId, [...new Set([...items.values()].map((i) => i.collectionId))])).map((c) => [c.id, c]));
+  const pointer = (targets: LinkTarget[] | undefined): ItemAssociation | undefined => {
+    const item = targets?.[0]?.id ? items.get(targets[0].id) : undefined;
+    const collection = item && collections.get(item.collectionId);
+    return item && collection ? { id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } } : undefined;
+  };
+  return meetings.map((m) => ({
+    ...m,
+    tags: (tagLinks.get(m.id) ?? []).flatMap((t) => (t.id && tags.has(t.id) ? [tags.get(t.id)!] : [])),
+    matched: m.participants.map((p) => {
+      const out: MatchedParticipant = { ...p };
+      const person = pointer(people.get(p.id));
+      const organization = pointer(orgs.get(p.id));
+      if (person) out.person = person;
+      if (organization) out.organization = organization;
+      return out;
+    }),
+  }));
+}
+
+/** Every tag of every tagset by id: a tag stays on a meeting after its tagset stops being offered on meetings. */
+async function meetingTagsAny(store: Store, orgId: string): Promise<Map<string, Tag>> {
+  return new Map((await allTagsets(store, orgId)).flatMap((t) => t.tags.map((tag) => [tag.id, tag] as const)));
+}
+
+export function durationSeconds(m: Meeting): number {
+  return Math.round((Date.parse(m.endAt) - Date.parse(m.startAt)) / 1000);
+}
+

@@ -1,0 +1,38 @@
+// POST /v0/search?query=… (reference §5.20): items and files of the organization matching the text, as
+// `{type: "list", data: [{type: "search_result", data: Item | File}]}`, ranked, capped, not paginated.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { globalSearch } from '../../domain/global-search.ts';
+import { ItemWire, renderItem } from '../schemas/items.ts';
+import { FileWire, renderFile } from '../schemas/files.ts';
+import { downloadUrl } from './downloads.ts';
+import type { RouteDeps } from '../route-deps.ts';
+
+const SearchQuery = Type.Object({ query: Type.Optional(Type.String({ maxLength: 2000 })) });
+
+const GlobalSearchResult = Type.Object({ type: Type.Literal('search_result'), data: Type.Union([ItemWire, FileWire]) });
+const GlobalSearchList = Type.Object({ type: Type.Literal('list'), data: Type.Array(GlobalSearchResult) });
+
+export const globalSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock, downloads }) => {
+  app.post(
+    '/search',
+    {
+      config: { access: 'read' },
+      schema: { querystring: SearchQuery, response: { 200: GlobalSearchList } },
+      // No body is sent (the SDKs put the text in the query string); an empty or JSON body is ignored.
+      preValidation: async (req) => {
+        req.body ??= {};
+      },
+    },
+    async (req) => {
+      const hits = await globalSearch(store, req.principal.orgId, req.query.query);
+      return {
+        type: 'list' as const,
+        data: hits.map((hit) => ({
+          type: 'search_result' as const,
+          data: hit.type === 'item' ? renderItem(hit.item, hit.schema) : renderFile(hit.file, downloadUrl(req, downloads, clock, hit.file.orgId, hit.file.id)),
+        })),
+      };
+    },
+  );
+};
