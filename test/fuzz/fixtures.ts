@@ -57,7 +57,7 @@ export interface FieldInfo {
 
 export const RESOURCES = [
   'collection', 'field', 'funnel', 'step', 'option', 'item', 'activity', 'tagset', 'tag', 'note', 'inbox', 'file',
-  'conversation', 'message', 'draft', 'attachment', 'org', 'foreign',
+  'conversation', 'message', 'draft', 'attachment', 'org', 'foreign', 'view', 'meeting', 'call',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -151,6 +151,14 @@ export async function createFixtures(h: FuzzHarness): Promise<Fixtures> {
   await upload(h, `/v0/inbox_messages/${draft.id}/attachments`, [{ name: 'file', filename: 'attached.txt', content: 'attached' }]);
   const sent = await expect(h, 'POST', '/v0/inbox_messages', { inbox_id: inbox.id, body: 'to be sent', to: [{ email: 'bob@elsewhere.test' }] }, 201);
   await expect(h, 'POST', `/v0/tycho/inbox_messages/${sent.id}/send`, undefined, 200);
+
+  // Meetings, calls and views where the API has them (set-up does not insist).
+  await call(h, 'POST', '/v0/tycho/meetings', { i_cal_uid: 'fuzz-meeting@tycho.test', title: 'Fuzz meeting', start_at: '2025-01-01T10:00:00Z', end_at: '2025-01-01T11:00:00Z' });
+  await call(h, 'POST', '/v0/calls', {
+    direction: 'incoming', participants: [{ phone: '+14155552671', role: 'caller' }], provider: 'openphone', provider_id: 'fuzz-call-1',
+    provider_status: 'completed', start_at: '2025-01-01T10:00:00Z',
+  });
+  await call(h, 'POST', `/v0/tycho/collections/${custom.id}/views`, { name: 'Fuzz view', filter: { op: 'exists', field: 'title' }, sort: ['-count'] });
 
   // Another organization's records: every id of it must answer 404 here.
   const other = await h.newOrg(`fuzz-other-${process.pid}-${Date.now()}`);
@@ -280,6 +288,16 @@ export async function refresh(h: FuzzHarness, fx: Fixtures): Promise<void> {
   pools.draft = drafts.slice(0, POOL_SIZE).map((m) => ({ id: m.id }));
   pools.attachment = detailed.flatMap((m) => (m.attachments ?? []).map((a: any) => ({ id: a.id, parent: { message_id: m.id } }))).slice(0, POOL_SIZE);
 
+  // Resources that not every version of the API has: their pools stay empty where the list is missing.
+  const optional = async (url: string): Promise<any[]> => {
+    const res = await call(h, 'GET', url);
+    return res.status === 200 && Array.isArray(res.body?.data) ? res.body.data : [];
+  };
+  pools.meeting = (await optional('/v0/meetings?limit=100')).slice(0, POOL_SIZE).map((m) => ({ id: m.id }));
+  pools.call = (await optional('/v0/calls?limit=100')).slice(0, POOL_SIZE).map((c) => ({ id: c.id }));
+  const withViews = await call(h, 'GET', `/v0/collections/${fx.customId}?include[]=views`);
+  pools.view = (Array.isArray(withViews.body?.views) ? withViews.body.views : []).slice(0, POOL_SIZE).map((v: any) => ({ id: v.id }));
+
   await collectCursors(h, fx);
 }
 
@@ -299,6 +317,9 @@ async function collectCursors(h: FuzzHarness, fx: Fixtures): Promise<void> {
     ['GET /v0/files', 'GET', '/v0/files?limit=1'],
     ['GET /v0/inbox_conversations', 'GET', '/v0/inbox_conversations?limit=1'],
     ['GET /v0/inbox_messages', 'GET', '/v0/inbox_messages?limit=1'],
+    ['GET /v0/meetings', 'GET', '/v0/meetings?limit=1'],
+    ['GET /v0/calls', 'GET', '/v0/calls?limit=1'],
+    ...fx.pools.view.slice(0, 1).map((v): [string, string, string] => ['GET /v0/views/{id}/items', 'GET', `/v0/views/${v.id}/items?limit=1`]),
   ];
   fx.cursors = new Map();
   for (const [name, method, url, body] of lists) {

@@ -87,6 +87,9 @@ const SEGMENT_RESOURCE: Record<string, Resource> = {
   inbox_conversations: 'conversation',
   inbox_messages: 'message',
   attachments: 'attachment',
+  views: 'view',
+  meetings: 'meeting',
+  calls: 'call',
 };
 
 /** What a path parameter names, from the segment before it (`/notes/{id}` → note). */
@@ -301,7 +304,22 @@ function hintFor(op: Operation): Hint {
         return fc.constantFrom(...CURRENCIES);
       case '/reverse_field_name':
         return nameArb;
+      case '/source/id':
+      case '/destination/id':
+        return fc.oneof({ arbitrary: idMarker('item'), weight: 5 }, { arbitrary: idMarker('foreign'), weight: 1 }, { arbitrary: textArb, weight: 1 });
+      case '/start_at':
+      case '/end_at':
+        return fc.oneof(
+          fc.constantFrom('2025-01-01T10:00:00Z', '2025-01-01T11:00:00+01:00', '2025-01-01 10:00:00 UTC', '2025-01-01', 'yesterday', ''),
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        );
+      case '/transcript':
+        return fc.option(fc.record({ cues: fc.array(fc.record({ from: fc.nat({ max: 100 }), to: fc.nat({ max: 100 }), text: textArb, speaker: fc.constantFrom('+14155552671', 'x') }), { maxLength: 2 }) }), { nil: null });
+      case '/time_zone':
+        return fc.constantFrom('UTC', 'Europe/Berlin', 'America/New_York', 'Mars/Olympus', '');
     }
+    if (/\/participants\/\*\/phone$/.test(pointer)) return fc.constantFrom('+14155552671', '+442071838750', '+1', '4155552671', '');
+    if (/\/(attendees|participants)\/\*\/email$/.test(pointer)) return fc.oneof(fc.constantFrom('ada@acme.test', 'new@acme.test', 'bad'), fc.emailAddress());
     if (/^\/(to|cc|bcc)\/\*\/email$/.test(pointer)) return fc.oneof(fc.constantFrom('ada@acme.test', 'new@acme.test', 'nobody@elsewhere.test', 'bad', ''), fc.emailAddress());
     return undefined;
   };
