@@ -101,11 +101,15 @@ export async function mergeItems(store: Store, principal: Principal, collectionK
       for (const field of touched) {
         const next: unknown[] = [];
         for (const v of referrer.values[field.id]!) {
+          // A two-way mirror only loses the source: syncTwoWay below adds the destination where the
+          // destination's combined values point back (a `one` field the destination kept does not).
+          if (idOf(v) === source.id && field.config.relationType === 'two_way') continue;
           const replaced = idOf(v) === source.id ? destinationPointer : v;
           if (!next.some((n) => idOf(n) === idOf(replaced))) next.push(replaced);
         }
         // A `one` field keeps one value.
-        referrer.values[field.id] = field.cardinality === 'one' ? next.slice(0, 1) : next;
+        if (next.length > 0) referrer.values[field.id] = field.cardinality === 'one' ? next.slice(0, 1) : next;
+        else delete referrer.values[field.id];
       }
       if (touched.length === 0) continue;
       referrer.updatedAt = now;

@@ -78,6 +78,28 @@ for (const engine of ENGINES) {
       assert.deepEqual(found.body.data.map((r: any) => r.data.id).sort(), [a.id, b.id].sort());
     });
 
+    it('a one-valued two-way relation the destination keeps wins: the source\'s target drops the merged pair', async () => {
+      const orgA = await makeItem(h, 'organizations', { name: text('Org A') });
+      const orgB = await makeItem(h, 'organizations', { name: text('Org B') });
+      const source = await makeItem(h, 'people', { name: text('Src'), employer: rel(orgA.id) });
+      const destination = await makeItem(h, 'people', { name: text('Dst'), employer: rel(orgB.id) });
+      const res = await h.post(`${PEOPLE}/merge`, { source: ptr(source.id), destination: ptr(destination.id) });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(relIds(res.body.values.employer), [orgB.id]);
+      assert.deepEqual(relIds((await h.get(`${ORGS}/${orgA.id}`)).body.values.staff), []);
+      assert.deepEqual(relIds((await h.get(`${ORGS}/${orgB.id}`)).body.values.staff), [destination.id]);
+    });
+
+    it('an empty one-valued two-way relation takes the source\'s, and the target mirrors the destination', async () => {
+      const orgA = await makeItem(h, 'organizations', { name: text('Org C') });
+      const source = await makeItem(h, 'people', { name: text('Src2'), employer: rel(orgA.id) });
+      const destination = await makeItem(h, 'people', { name: text('Dst2') });
+      const res = await h.post(`${PEOPLE}/merge`, { source: ptr(source.id), destination: ptr(destination.id) });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(relIds(res.body.values.employer), [orgA.id]);
+      assert.deepEqual(relIds((await h.get(`${ORGS}/${orgA.id}`)).body.values.staff), [destination.id]);
+    });
+
     it('moves notes linked to the source, and keeps the source\'s activities as history', async () => {
       const source = await makeItem(h, 'people', { name: text('Note Source') });
       const destination = await makeItem(h, 'people', { name: text('Note Destination') });
