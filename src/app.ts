@@ -35,6 +35,7 @@ import { meetingRoutes } from './http/routes/meetings.ts';
 import { callRoutes } from './http/routes/calls.ts';
 import { downloadRoutes } from './http/routes/downloads.ts';
 import { viewRoutes } from './http/routes/views.ts';
+import { globalSearchRoutes } from './http/routes/global-search.ts';
 import multipart from '@fastify/multipart';
 import { MULTIPART_LIMITS } from './http/uploads.ts';
 import { createDownloadSigner } from './domain/downloads.ts';
@@ -128,6 +129,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(meetingRoutes, deps);
       await v0.register(callRoutes, deps);
       await v0.register(viewRoutes, deps);
+      await v0.register(globalSearchRoutes, deps);
     },
     { prefix: '/v0' },
   );

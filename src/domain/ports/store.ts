@@ -158,6 +158,21 @@ export interface LinkRepo {
   deleteEntity(orgId: string, type: string, id: string): Promise<void>;
 }
 
+/** A text key of an item value that starts with a searched prefix. */
+export interface TextMatch {
+  itemId: string;
+  fieldId: string;
+  key: string;
+}
+
+/** Global search: bounded index range scans only. */
+export interface SearchRepo {
+  /** For each field of these types and each prefix, up to `limit` values whose text key starts with it, in key order. */
+  textPrefix(orgId: string, fieldTypes: readonly string[], prefixes: string[], limit: number): Promise<TextMatch[]>;
+  /** Up to `limit` files whose name contains `text`, ignoring case, in creation order. */
+  filesByName(orgId: string, text: string, limit: number): Promise<Omit<StoredFile, 'associations'>[]>;
+}
+
 export interface SettingsRepo {
   /** The stored value of `key`, storing `value` first when there is none (safe against concurrent callers). */
   getOrInsert(key: string, value: string): Promise<string>;
@@ -187,6 +202,7 @@ export interface Store {
   readonly links: LinkRepo;
   /** Saved views of collections, listed by collection. */
   readonly views: RecordRepo<View, 'collectionId'>;
+  readonly search: SearchRepo;
   readonly settings: SettingsRepo;
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;

@@ -20,6 +20,7 @@ import { attachmentMapping, conversationMapping, messageMapping } from './messag
 import { meetingRepo } from './meetings.ts';
 import { callMapping } from './calls.ts';
 import { viewMapping } from './views.ts';
+import { searchRepo } from './search.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -64,6 +65,7 @@ export class SqlStore implements Store {
   readonly meetings;
   readonly links;
   readonly views;
+  readonly search;
   readonly settings;
 
   constructor(
@@ -90,6 +92,7 @@ export class SqlStore implements Store {
     this.meetings = meetingRepo(db);
     this.links = linkRepo(db);
     this.views = recordRepo(db, 'views', viewMapping);
+    this.search = searchRepo(db);
     this.settings = settingsRepo(db);
   }
 
