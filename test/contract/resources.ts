@@ -107,6 +107,15 @@ const callBody = () => ({
   start_at: '2025-02-17T15:01:00Z',
 });
 
+/** A meeting body with a calendar UID no other meeting of the run has. */
+const meetingBody = () => ({
+  i_cal_uid: `${unique('contract-meeting').replace(' ', '-')}@tycho.test`,
+  title: 'Contract meeting',
+  start_at: '2030-02-17T15:00:00Z',
+  end_at: '2030-02-17T16:00:00Z',
+  organizer: { email: 'organizer@contract.test' },
+});
+
 export const RESOURCES: ResourceContract[] = [
   {
     name: 'collections',
@@ -243,6 +252,16 @@ export const RESOURCES: ResourceContract[] = [
       { name: 'upsert', method: 'POST', path: '/v0/calls/upsert', payload: async () => json(callBody()) },
     ],
     writes: [],
+  },
+  {
+    // Meetings come from calendar sync in the hosted service; Tycho's extension creates them (by a fresh UID).
+    name: 'meetings',
+    create: async (h, key) => (await created(h, '/v0/tycho/meetings', json(meetingBody()), key)).id,
+    retrieve: (id) => `/v0/meetings/${id}`,
+    inspect: (id) => `/v0/meetings/${id}?include[]=organizer&include[]=attendees&include[]=transcript&include[]=note&include[]=summary`,
+    list: { path: '/v0/meetings', order: 'oldest first' },
+    creates: [{ name: 'create (extension)', method: 'POST', path: '/v0/tycho/meetings', payload: async () => json(meetingBody()) }],
+    writes: [{ name: 'update', method: 'PATCH', path: (id) => `/v0/meetings/${id}`, payload: json({ tags: [] }) }],
   },
   {
     // Activities are recorded by other writes; an item creation records exactly one item_created.
