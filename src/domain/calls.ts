@@ -11,6 +11,7 @@ import type { ItemAssociation } from './associations.ts';
 import { loadSchema, type CollectionSchema } from './collection-schema.ts';
 import { indexKey } from './items.ts';
 import { telephone } from './field-types/telephone.ts';
+import { url } from './field-types/text.ts';
 import { parseDateTime } from './field-types/dates.ts';
 import { ValueProblem } from './field-types/value-type.ts';
 import { allTagsets, type Tag } from './tagsets.ts';
@@ -111,14 +112,18 @@ const PARTICIPANT = 'call_participant';
 const PROVIDER_ID_MAX = 255;
 const TEXT_MAX = 65_536;
 
-function phoneAt(pointer: string, value: string): string {
+/** A value checked as a field value of that type would be; a problem is a 422 at `pointer`. */
+function checked(type: typeof telephone, pointer: string, what: string, value: string): string {
   try {
-    return telephone.parse(value, undefined as never) as string;
+    // Neither telephone numbers nor URLs depend on a field's settings.
+    return type.parse(value, undefined as never) as string;
   } catch (error) {
-    if (error instanceof ValueProblem) throw invalidAt(pointer, `phone ${error.detail}`);
+    if (error instanceof ValueProblem) throw invalidAt(pointer, `${what} ${error.detail}`);
     throw error;
   }
 }
+
+const phoneAt = (pointer: string, value: string): string => checked(telephone, pointer, 'phone', value);
 
 function timeAt(pointer: string, value: string): string {
   const time = parseDateTime(value);
@@ -149,7 +154,7 @@ function buildRecord(input: CallInput, current: CallRecord | undefined, orgId: s
     if (r.content_type !== RECORDING_CONTENT_TYPE) {
       throw invalidAt(`/recordings/${i}/content_type`, `content_type must be "${RECORDING_CONTENT_TYPE}"; got ${JSON.stringify(r.content_type)}`);
     }
-    return { contentType: r.content_type, providerId: checkText(`/recordings/${i}/provider_id`, r.provider_id, PROVIDER_ID_MAX), url: checkText(`/recordings/${i}/url`, r.url, 8192) };
+    return { contentType: r.content_type, providerId: checkText(`/recordings/${i}/provider_id`, r.provider_id, PROVIDER_ID_MAX), url: checked(url, `/recordings/${i}/url`, 'url', r.url.trim()) };
   });
   const transcript =
     input.transcript === undefined || input.transcript === null

@@ -160,12 +160,13 @@ for (const engine of ENGINES) {
       assertInvalid(await h.post('/v0/calls', callBody({ answered_at: '2025-02-17' })), '/answered_at');
     });
 
-    it('recordings: only audio/mpeg (422 at the content_type otherwise); accepted recordings are kept', async () => {
+    it('recordings: only audio/mpeg (422 at the content_type otherwise), a URL with a scheme; accepted recordings are kept', async () => {
       const detail = assertInvalid(
         await h.post('/v0/calls', callBody({ recordings: [{ content_type: 'audio/mpeg', provider_id: 'r1', url: 'https://rec.example/1.mp3' }, { content_type: 'audio/wav', provider_id: 'r2', url: 'https://rec.example/2.wav' }] })),
         '/recordings/1/content_type',
       );
       assert.match(detail, /audio\/mpeg/);
+      assertInvalid(await h.post('/v0/calls', callBody({ recordings: [{ content_type: 'audio/mpeg', provider_id: 'r1', url: 'not a url' }] })), '/recordings/0/url');
       const c = await makeCall(h, { recordings: [{ content_type: 'audio/mpeg', provider_id: 'r1', url: 'https://rec.example/1.mp3' }] });
       const [stored] = await h.store.calls.findMany(h.orgId, [c.id]);
       assert.deepEqual(stored!.recordings, [{ contentType: 'audio/mpeg', providerId: 'r1', url: 'https://rec.example/1.mp3' }]);
