@@ -67,5 +67,5 @@ export function operationsOf(document: any): Operation[] {
   return operations;
 }
 
-/** Whether the operation reads (GET, item search) — the rest are writes. */
-export const isRead = (op: Operation): boolean => op.method === 'GET' || op.path.endsWith('/items/search');
+/** Whether the operation reads (GET, item search, global search) — the rest are writes. */
+export const isRead = (op: Operation): boolean => op.method === 'GET' || op.path.endsWith('/items/search') || op.path === '/v0/search';
