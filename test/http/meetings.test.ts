@@ -122,6 +122,19 @@ for (const engine of ENGINES) {
       assert.equal(listed.body.data.length, 1);
     });
 
+    it('matches are links: deleting the matched person drops it from the organizer, the meeting stays', async () => {
+      const grace = await makeItem(h, 'people', { name: text('Grace'), email: [email('grace@acme.test')] });
+      const m = await makeMeeting(h, { organizer: { email: 'grace@acme.test' } });
+      const before = (await h.get(`/v0/meetings/${m.id}?include[]=organizer`)).body.organizer;
+      assert.equal(before.person.id, grace.id);
+      assert.equal(before.organization.id, acme.id);
+      assert.equal((await h.delete(`/v0/collections/people/items/${grace.id}`)).status, 204);
+      const after = (await h.get(`/v0/meetings/${m.id}?include[]=organizer`)).body.organizer;
+      assert.equal(after.person, undefined);
+      assert.equal(after.organization.id, acme.id);
+      assert.equal(after.email, 'grace@acme.test');
+    });
+
     it('refuses bad input with 422 at the property: end before start, time zone, dates without a zone, emails, blank UID', async () => {
       assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ end_at: '2030-03-10T08:00:00Z' })), '/end_at');
       assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ time_zone: 'Mars/Olympus' })), '/time_zone');
