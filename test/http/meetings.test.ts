@@ -122,6 +122,16 @@ for (const engine of ENGINES) {
       assert.equal(listed.body.data.length, 1);
     });
 
+    it('racing saves of one new i_cal_uid make one meeting: one 201, the others 200, one meeting_scheduled', async () => {
+      const body = meetingBody({ attendees: [{ email: 'race@acme.test' }] });
+      const results = await Promise.all(Array.from({ length: 6 }, () => h.post('/v0/tycho/meetings', body)));
+      assert.deepEqual(results.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 201], results.map((r) => r.text).join('\n'));
+      assert.equal(new Set(results.map((r) => r.body.id)).size, 1);
+      const listed = await h.get(`/v0/meetings?i_cal_uid[eq]=${encodeURIComponent(body.i_cal_uid as string)}`);
+      assert.equal(listed.body.data.length, 1);
+      assert.equal((await activitiesOf(h, 'meeting', results[0]!.body.id)).length, 1);
+    });
+
     it('matches are links: deleting the matched person drops it from the organizer, the meeting stays', async () => {
       const grace = await makeItem(h, 'people', { name: text('Grace'), email: [email('grace@acme.test')] });
       const m = await makeMeeting(h, { organizer: { email: 'grace@acme.test' } });
