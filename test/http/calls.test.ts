@@ -2,10 +2,18 @@
 // person's organization, E.164 and enum checks at their pointers, timestamps normalised to milliseconds,
 // recordings (audio/mpeg only), transcript, tags of tagsets available on calls, include[] (transcript, note,
 // summary), upsert by provider + provider_id (201 then 200, concurrent upserts make one call), keyset lists,
-// `activity/call_occurred` at the call's start with the people as actors, and notes associated with calls.
+// `activity/call_occurred` at the call's start with the people as actors, and notes associated with calls;
+// on PostgreSQL, racing upserts through two connection pools (as two processes would) still make one call.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
+import { assertBareNotFound, ENGINES, TEST_KEY, createHarness, errorOf, throwawayPostgres, type Harness } from '../helpers/harness.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { openRuntime } from '../../src/runtime.ts';
+import { upsertCall, type CallInput } from '../../src/domain/calls.ts';
+import type { Principal } from '../../src/domain/api-keys.ts';
 import { assertInvalid, collectionPointer, makeItem, text, val, walkForward, type CollectionPointer } from '../helpers/items.ts';
 import { activitiesOf } from '../helpers/activities.ts';
 
@@ -417,6 +425,33 @@ for (const engine of ENGINES) {
       assert.equal(after.status, 200, after.text);
       assert.equal('person' in after.body.participants[0], false);
       void ada;
+    });
+  });
+}
+
+if (ENGINES.includes('postgres')) {
+  describe('calls: upserts from separate connection pools sharing one PostgreSQL database (postgres)', () => {
+    it('racing upserts of one provider_id through two stores make one call and one call_occurred', async () => {
+      const database = await throwawayPostgres();
+      const dataDir = mkdtempSync(join(tmpdir(), 'tycho-calls-'));
+      const open = () =>
+        openRuntime(loadConfig({ DATABASE_URL: database.url, TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '4', TYCHO_DATA_DIR: dataDir }));
+      const first = await open();
+      const second = await open();
+      try {
+        const principal: Principal = { orgId: first.defaultOrg.id, scope: 'write', actor: { id: 'test', type: 'api_key' } };
+        const input = callBody() as unknown as CallInput;
+        const results = await Promise.all(Array.from({ length: 12 }, (_, i) => upsertCall((i % 2 === 0 ? first : second).store, principal, input)));
+        assert.equal(results.filter((r) => r.created).length, 1);
+        assert.equal(new Set(results.map((r) => r.call.id)).size, 1);
+        const activities = await first.store.activities.listByEntity(principal.orgId, 'call', results[0]!.call.id);
+        assert.equal(activities.length, 1);
+      } finally {
+        await first.store.close();
+        await second.store.close();
+        await database.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     });
   });
 }
