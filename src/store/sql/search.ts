@@ -11,6 +11,23 @@ const TOP = '\u{10FFFF}';
 
 const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/**
+ * Up to `limit` values of one field whose text key starts with `prefix`, in key order: one range scan of the
+ * item_values_text index, stopped after `limit` rows (exported so a test can check its plan).
+ */
+export function textPrefixQuery(db: Kysely<Database>, fieldId: string, prefix: string, limit: number) {
+  return db
+    .selectFrom('item_values')
+    .select(['item_id', 'key_text'])
+    .where('field_id', '=', fieldId)
+    .where('key_text', '>=', prefix)
+    .where('key_text', '<', `${prefix}${TOP}`)
+    .orderBy('field_id')
+    .orderBy('key_text')
+    .orderBy('item_id')
+    .limit(limit);
+}
+
 export function searchRepo(db: Kysely<Database>): SearchRepo {
   return {
     async textPrefix(orgId, fieldTypes, prefixes, limit) {
@@ -25,17 +42,7 @@ export function searchRepo(db: Kysely<Database>): SearchRepo {
       const matches: TextMatch[] = [];
       for (const { id } of fields) {
         for (const prefix of prefixes) {
-          const rows = await db
-            .selectFrom('item_values')
-            .select(['item_id', 'key_text'])
-            .where('field_id', '=', id)
-            .where('key_text', '>=', prefix)
-            .where('key_text', '<', `${prefix}${TOP}`)
-            .orderBy('field_id')
-            .orderBy('key_text')
-            .orderBy('item_id')
-            .limit(limit)
-            .execute();
+          const rows = await textPrefixQuery(db, id, prefix, limit).execute();
           for (const r of rows) matches.push({ itemId: r.item_id, fieldId: id, key: r.key_text! });
         }
       }

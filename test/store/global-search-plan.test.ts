@@ -1,0 +1,108 @@
+// Global search reads item values by prefix through the item_values_text index: one range scan per field,
+// stopped after the result cap — checked on the query plan at 40,000 values (never on time).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { openStore } from '../../src/store/open-store.ts';
+import { textPrefixQuery } from '../../src/store/sql/search.ts';
+import type { Database } from '../../src/store/sql/schema.ts';
+import type { Store } from '../../src/domain/ports/store.ts';
+import { newId } from '../../src/domain/ids.ts';
+import { ENGINES, throwawayPostgres, type EngineName } from '../helpers/harness.ts';
+
+/** A migrated store plus a plain Kysely handle on the same database, for raw rows and EXPLAIN. */
+async function openBoth(engine: EngineName): Promise<{ store: Store; raw: Kysely<Database>; close(): Promise<void> }> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'tycho-search-'));
+    const file = join(dir, 'tycho.sqlite');
+    const store = await openStore({ engine: 'sqlite', path: file });
+    const raw = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(file) }) });
+    return {
+      store,
+      raw,
+      async close() {
+        await raw.destroy();
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const database = await throwawayPostgres();
+  const store = await openStore({ engine: 'postgres', url: database.url, poolSize: 2 });
+  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  pool.on('error', () => {});
+  const raw = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    store,
+    raw,
+    async close() {
+      await raw.destroy();
+      await store.close();
+      await database.drop();
+    },
+  };
+}
+
+const ITEMS = 20_000;
+
+for (const engine of ENGINES) {
+  describe(`global search: item values by prefix are one bounded index range scan (${engine})`, () => {
+    let db: Awaited<ReturnType<typeof openBoth>>;
+    before(async () => {
+      db = await openBoth(engine);
+      const orgId = newId();
+      await db.store.organizations.insert({ id: orgId, name: `search-${orgId}`, createdAt: new Date().toISOString() });
+      const now = new Date().toISOString();
+      await db.raw
+        .insertInto('collections')
+        .values({ id: 'c1', org_id: orgId, ref: 'things', name: 'Things', description: null, icon_name: 'box', kind: 'custom', created_at: now, updated_at: now })
+        .execute();
+      // Two text fields: names spread over the alphabet, and a second field sharing the prefixes.
+      for (let start = 0; start < ITEMS; start += 500) {
+        const ids = Array.from({ length: 500 }, (_, i) => `i${String(start + i).padStart(6, '0')}`);
+        await db.raw.insertInto('items').values(ids.map((id) => ({ id, org_id: orgId, collection_id: 'c1', doc: '{}', created_at: now, updated_at: now }))).execute();
+        await db.raw
+          .insertInto('item_values')
+          .values(
+            ids.flatMap((id, i) => {
+              const name = `${String.fromCharCode(97 + ((start + i) % 26))}name ${start + i}`;
+              return [
+                { item_id: id, field_id: 'f_name', position: 0, key_text: name, key_rev: [...name].reverse().join(''), key_num: null },
+                { item_id: id, field_id: 'f_other', position: 0, key_text: name, key_rev: [...name].reverse().join(''), key_num: null },
+              ];
+            }),
+          )
+          .execute();
+      }
+      await db.store.analyze();
+      if (engine === 'postgres') await sql`vacuum analyze item_values`.execute(db.raw);
+    });
+    after(() => db.close());
+
+    it('finds the values of one field starting with the prefix, in key order, up to the cap', async () => {
+      const rows = await textPrefixQuery(db.raw, 'f_name', 'cname 1', 5).execute();
+      assert.equal(rows.length, 5);
+      assert.ok(rows.every((r) => r.key_text!.startsWith('cname 1')));
+      assert.deepEqual(rows.map((r) => r.key_text), [...rows.map((r) => r.key_text)].sort());
+    });
+
+    it('the query searches the item_values_text index by (field_id, key_text range): no scan, no sort', async () => {
+      const compiled = textPrefixQuery(db.raw, 'f_name', 'cname', 50).compile();
+      const prefix = engine === 'sqlite' ? 'explain query plan ' : 'explain ';
+      const result = await db.raw.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
+      const text = result.rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
+      if (engine === 'sqlite') {
+        assert.match(text, /SEARCH item_values USING (COVERING )?INDEX item_values_text \(field_id=\? AND key_text>\? AND key_text<\?\)/, text);
+        assert.doesNotMatch(text, /\bSCAN\b|TEMP B-TREE/, text);
+      } else {
+        assert.match(text, /Index (Only )?Scan using item_values_text on item_values/, text);
+        assert.doesNotMatch(text, /Seq Scan|Sort/, text);
+      }
+    });
+  });
+}
