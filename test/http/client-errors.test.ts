@@ -97,19 +97,24 @@ function assertClosingEnvelope(answer: Answer, status: number, title: string): {
 
 const HOST = 'Host: tycho.test\r\n';
 
-describe('transport-level errors (real sockets)', () => {
-  let h: Harness;
-  let port: number;
+/** A harness listening on a loopback port for the duration of the suite it is called in. */
+function listening(): { h: Harness; port: number } {
+  const server = {} as { h: Harness; port: number };
   before(async () => {
-    h = await createHarness();
-    await h.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (h.app.server.address() as net.AddressInfo).port;
+    server.h = await createHarness();
+    await server.h.app.listen({ port: 0, host: '127.0.0.1' });
+    server.port = (server.h.app.server.address() as net.AddressInfo).port;
   });
-  after(() => h.close());
+  after(() => server.h.close());
+  return server;
+}
+
+describe('transport-level errors (real sockets)', () => {
+  const server = listening();
 
   it('headers over 16 KiB answer 431 in the errors envelope with Connection: close, then the connection closes (was: Fastify\'s own body and a reset)', async () => {
-    const big = `GET /v0/collections HTTP/1.1\r\n${HOST}Authorization: Bearer ${h.key}\r\nX-Padding: ${'p'.repeat(17 * 1024)}\r\n\r\n`;
-    const result = await exchange(port, [big]);
+    const big = `GET /v0/collections HTTP/1.1\r\n${HOST}Authorization: Bearer ${server.h.key}\r\nX-Padding: ${'p'.repeat(17 * 1024)}\r\n\r\n`;
+    const result = await exchange(server.port, [big]);
     assert.ok(result.closedByServer && !result.reset, 'closed, not reset');
     const [answer] = answersIn(result.bytes, ['GET']);
     const error = assertClosingEnvelope(answer!, 431, 'Request Header Fields Too Large');
@@ -117,7 +122,7 @@ describe('transport-level errors (real sockets)', () => {
     assert.match(error.detail!, /16384 bytes/);
 
     // The server is unharmed: the next connection is served.
-    const next = await exchange(port, [`GET /v0/collections HTTP/1.1\r\n${HOST}Authorization: Bearer ${h.key}\r\nConnection: close\r\n\r\n`]);
+    const next = await exchange(server.port, [`GET /v0/collections HTTP/1.1\r\n${HOST}Authorization: Bearer ${server.h.key}\r\nConnection: close\r\n\r\n`]);
     const [ok] = answersIn(next.bytes, ['GET']);
     assert.equal(ok!.status, 200);
     assert.equal(JSON.parse(ok!.body.toString('utf8')).type, 'list');
@@ -140,7 +145,7 @@ describe('transport-level errors (real sockets)', () => {
   ];
   for (const [label, request, detail] of framing) {
     it(`${label} answers 400 in the errors envelope with Connection: close, then the connection closes (was: a bare 400)`, async () => {
-      const result = await exchange(port, [request]);
+      const result = await exchange(server.port, [request]);
       assert.ok(result.closedByServer && !result.reset, 'closed, not reset');
       const [answer] = answersIn(result.bytes, ['POST']);
       const error = assertClosingEnvelope(answer!, 400, 'Bad Request');
@@ -154,7 +159,7 @@ describe('transport-level errors (real sockets)', () => {
     const broken = `GET /healthz HTTP/1.1\r\n${HOST}X-Note: a\0b\r\n\r\n`;
     // Pipelined in one packet, and on a connection already used for a request.
     for (const chunks of [[good + broken], [good, broken]]) {
-      const result = await exchange(port, chunks);
+      const result = await exchange(server.port, chunks);
       const [first, second] = answersIn(result.bytes, ['GET', 'GET']);
       assert.equal(first!.status, 200);
       assert.deepEqual(JSON.parse(first!.body.toString('utf8')), { status: 'ok' });
@@ -164,22 +169,15 @@ describe('transport-level errors (real sockets)', () => {
   });
 
   it('a client still uploading when its framing breaks reads the whole answer (was: a reset could discard it)', async () => {
-    const start = `POST /v0/files HTTP/1.1\r\n${HOST}Authorization: Bearer ${h.key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nnot-hex\r\n`;
-    const result = await exchange(port, [start], { keepSending: Buffer.alloc(256 * 1024, 'x') });
+    const start = `POST /v0/files HTTP/1.1\r\n${HOST}Authorization: Bearer ${server.h.key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nnot-hex\r\n`;
+    const result = await exchange(server.port, [start], { keepSending: Buffer.alloc(256 * 1024, 'x') });
     const [answer] = answersIn(result.bytes, ['POST']);
     assertClosingEnvelope(answer!, 400, 'Bad Request');
   });
 });
 
 describe('HEAD answers carry no body (real sockets)', () => {
-  let h: Harness;
-  let port: number;
-  before(async () => {
-    h = await createHarness();
-    await h.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (h.app.server.address() as net.AddressInfo).port;
-  });
-  after(() => h.close());
+  const server = listening();
 
   const heads: [string, string, number][] = [
     ['a route (GET exposed as HEAD)', `HEAD /v0/collections HTTP/1.1\r\n${HOST}Authorization: Bearer KEY\r\n\r\n`, 200],
@@ -190,7 +188,7 @@ describe('HEAD answers carry no body (real sockets)', () => {
   for (const [label, request, status] of heads) {
     it(`HEAD on ${label} answers ${status} with its Content-Length and no body; the next request on the connection parses`, async () => {
       const next = `GET /healthz HTTP/1.1\r\n${HOST}Connection: close\r\n\r\n`;
-      const result = await exchange(port, [request.replace('KEY', h.key) + next]);
+      const result = await exchange(server.port, [request.replace('KEY', server.h.key) + next]);
       // answersIn fails if any body byte follows the HEAD answer's headers: the GET answer would not parse.
       const [head, get] = answersIn(result.bytes, ['HEAD', 'GET']);
       assert.equal(head!.status, status);
@@ -201,7 +199,7 @@ describe('HEAD answers carry no body (real sockets)', () => {
   }
 
   it('a HEAD request with broken framing gets the 400 envelope headers and no body (was: a body)', async () => {
-    const result = await exchange(port, [`HEAD /healthz HTTP/1.1\r\n${HOST}X-Note: a\0b\r\n\r\n`]);
+    const result = await exchange(server.port, [`HEAD /healthz HTTP/1.1\r\n${HOST}X-Note: a\0b\r\n\r\n`]);
     const [answer] = answersIn(result.bytes, ['HEAD']);
     assert.equal(answer!.statusLine, 'HTTP/1.1 400 Bad Request');
     assert.equal(answer!.headers.connection, 'close');
