@@ -3,9 +3,10 @@
 // `tycho meetings import FILE.ics`, both upserts by UID). The API adds a recording, a transcript and tags.
 // Organizer and attendees are matched to people (by email) and organizations (by the email's domain); the
 // matches and the tags are links. `activity/meeting_scheduled` is recorded on creation, `activity/meeting_held`
-// once the meeting's end has passed by the server's clock: lazily, when the organization's meetings are read,
-// and by the periodic sweep `serve` runs (recordMeetingsHeld). A conditional update of `held_at` decides who
-// records it, so it is recorded once, whatever the number of readers and processes.
+// once the meeting's end has passed by the server's clock: when a meeting ended when saved, lazily when meetings
+// are read (those shown, and a bounded batch of the organization's others), and by the periodic sweep `serve`
+// runs (recordMeetingsHeld). A conditional update of `held_at` decides who records it, so it is recorded
+// once, whatever the number of readers and processes.
 import { invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, systemClock, type Clock } from './clock.ts';
@@ -249,7 +250,7 @@ export async function saveMeeting(store: Store, orgId: string, input: MeetingInp
   const endAt = instant(input.end_at, '/end_at');
   if (endAt < startAt) throw invalidAt('/end_at', 'end_at must not be before start_at');
   const timeZone = checkTimeZone(input.time_zone ?? 'UTC');
-  return store.transaction(async (tx) => {
+  const saved = await store.transaction(async (tx) => {
     // Racing saves of one UID wait for each other; the unique index is the last word.
     await tx.lock([recordLock('meeting_uid', `${orgId}:${uid}`)]);
     const [found] = (await tx.meetings.list(orgId, { limit: 1 }, { iCalUid: uid })).rows;
@@ -289,45 +290,71 @@ export async function saveMeeting(store: Store, orgId: string, input: MeetingInp
     const [view] = await withDetails(tx, orgId, [meeting]);
     return { meeting: view!, created: !current };
   });
+  // A meeting saved with its end already past is held, too.
+  if (await recordHeld(store, saved.meeting, timestamp(clock))) saved.meeting.heldAt = timestamp(clock);
+  return saved;
+}
+
+/** How many ended meetings one read records `meeting_held` for, besides those it shows; the sweep does the rest. */
+const HELD_BATCH = 100;
+
+/** Records `meeting_held` for `meeting` if its end has passed and nobody has; true when this call recorded it. */
+async function recordHeld(store: Store, meeting: Meeting, now: string): Promise<boolean> {
+  if (meeting.heldAt !== null || meeting.endAt > now) return false;
+  return store.transaction(async (tx) => {
+    // Claimed by a conditional update in the transaction that records it: one caller wins, in any process.
+    if (!(await tx.meetings.claimHeld(meeting.orgId, meeting.id, now))) return false;
+    const current = (await tx.meetings.find(meeting.orgId, meeting.id)) ?? meeting;
+    await recordActivity(tx, meeting.orgId, 'activity/meeting_held', current.endAt, [
+      ...(await participantItems(tx, meeting.orgId, current)),
+      constituent('object', { id: meeting.id, type: 'meeting' }),
+    ]);
+    return true;
+  });
 }
 
 /**
  * Records `activity/meeting_held` (at the meeting's end) for every meeting whose end has passed by `clock`
- * and that has none yet — of one organization, or of all of them — a batch at a time. Each is claimed by a
- * conditional update of `held_at` in the transaction that records the activity, so concurrent callers, in
- * this process or another, record it once. Returns how many it recorded.
+ * and that has none yet — of one organization, or of all of them — a batch at a time, at most `limit`. Each
+ * is claimed by a conditional update of `held_at` in the transaction that records the activity, so
+ * concurrent callers, in this process or another, record it once. Returns how many it recorded.
  */
-export async function recordMeetingsHeld(store: Store, clock: Clock = systemClock, orgId?: string): Promise<number> {
+export async function recordMeetingsHeld(store: Store, clock: Clock = systemClock, orgId?: string, limit = Infinity): Promise<number> {
   const now = timestamp(clock);
   let recorded = 0;
-  for (;;) {
-    const due = await store.meetings.dueHeld(now, 100, orgId);
-    for (const meeting of due) {
-      const claimed = await store.transaction(async (tx) => {
-        if (!(await tx.meetings.claimHeld(meeting.orgId, meeting.id, now))) return false;
-        await recordActivity(tx, meeting.orgId, 'activity/meeting_held', meeting.endAt, [
-          ...(await participantItems(tx, meeting.orgId, meeting)),
-          constituent('object', { id: meeting.id, type: 'meeting' }),
-        ]);
-        return true;
-      });
-      if (claimed) recorded++;
-    }
-    if (due.length < 100) return recorded;
+  let seen = 0;
+  while (seen < limit) {
+    const due = await store.meetings.dueHeld(now, Math.min(HELD_BATCH, limit - seen), orgId);
+    seen += due.length;
+    for (const meeting of due) if (await recordHeld(store, meeting, now)) recorded++;
+    if (due.length < HELD_BATCH) break;
   }
+  return recorded;
+}
+
+/**
+ * What a read does first: `meeting_held` for the meetings it is about to show and for one batch of the
+ * organization's other ended meetings (so a read costs a bounded amount; the sweep in `serve` does the rest).
+ */
+async function recordHeldOnRead(store: Store, orgId: string, shown: Meeting[], clock?: Clock): Promise<void> {
+  const now = timestamp(clock);
+  for (const meeting of shown) {
+    if (await recordHeld(store, meeting, now)) meeting.heldAt = now;
+  }
+  await recordMeetingsHeld(store, clock, orgId, HELD_BATCH);
 }
 
 export async function getMeeting(store: Store, orgId: string, id: string, options: { note?: boolean } = {}, clock?: Clock): Promise<MeetingView> {
-  await recordMeetingsHeld(store, clock, orgId);
   const meeting = await orNotFound(store.meetings.find(orgId, id));
+  await recordHeldOnRead(store, orgId, [meeting], clock);
   const [view] = await withDetails(store, orgId, [meeting]);
   if (options.note) view!.note = await newestNote(store, orgId, id);
   return view!;
 }
 
 export async function listMeetings(store: Store, orgId: string, where: { iCalUids?: string[] }, page: PageRequest, clock?: Clock): Promise<Page<MeetingView>> {
-  await recordMeetingsHeld(store, clock, orgId);
   const found = await store.meetings.list(orgId, page, where.iCalUids !== undefined ? { iCalUid: where.iCalUids } : {});
+  await recordHeldOnRead(store, orgId, found.rows, clock);
   return { ...found, rows: await withDetails(store, orgId, found.rows) };
 }
 
@@ -363,7 +390,7 @@ export async function updateMeeting(store: Store, orgId: string, id: string, pat
     const [out] = await withDetails(tx, orgId, [next]);
     return out!;
   });
-  await recordMeetingsHeld(store, clock, orgId);
+  await recordHeldOnRead(store, orgId, [view], clock);
   return view;
 }
 

@@ -333,11 +333,21 @@ for (const engine of ENGINES) {
       assert.equal(await recordMeetingsHeld(h.store, () => now), 0, 'nothing left to record');
     });
 
-    it('a meeting created after its end gets meeting_scheduled and, at the next read, meeting_held', async () => {
+    it('a meeting saved after its end gets meeting_scheduled and meeting_held at once', async () => {
       now = new Date('2030-03-01T00:00:00.000Z');
       const m = await makeMeeting(h, { start_at: '2030-02-20T10:00:00Z', end_at: '2030-02-20T11:00:00Z' });
-      await h.get(`/v0/meetings/${m.id}`);
       assert.deepEqual((await activitiesOf(h, 'meeting', m.id)).map((a) => a.type).sort(), ['activity/meeting_held', 'activity/meeting_scheduled']);
+    });
+
+    it('a read records it for the meetings it shows and at most 100 others; the sweep records the rest', async () => {
+      now = new Date('2030-04-01T00:00:00.000Z');
+      const meetings = [];
+      for (let i = 0; i < 106; i++) meetings.push(await makeMeeting(h, { start_at: '2030-04-01T01:00:00Z', end_at: '2030-04-01T02:00:00Z' }));
+      now = new Date('2030-04-02T00:00:00.000Z');
+      const last = meetings.at(-1)!;
+      await h.get(`/v0/meetings/${last.id}`);
+      assert.equal((await activitiesOf(h, 'meeting', last.id)).filter((a) => a.type === 'activity/meeting_held').length, 1, 'the meeting shown');
+      assert.equal(await recordMeetingsHeld(h.store, () => now), 106 - 1 - 100);
     });
   });
 }
