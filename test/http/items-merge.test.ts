@@ -1,12 +1,13 @@
 // POST /collections/{collection_id}/items/merge (reference §5.3): the source is deleted and the destination
 // returned; values combine (destination wins, empty fields take the source's, many-fields merge without
 // duplicates, unique values move), relations and links to the source move to the destination,
-// activity/item_merged is recorded, and bad pointers are 422s.
+// activity/item_merged is recorded, and bad pointers are 422s. Notes, files and call participants follow.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, createHarness, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, email, makeCollection, makeField, makeItem, text, val } from '../helpers/items.ts';
 import { activitiesOf, activitiesOfType } from '../helpers/activities.ts';
+import { postMultipart } from '../helpers/multipart.ts';
 
 const PEOPLE = '/v0/collections/people/items';
 const ORGS = '/v0/collections/organizations/items';
@@ -106,10 +107,16 @@ for (const engine of ENGINES) {
       const only = await h.post('/v0/notes', { body: { markdown: 'about the source' }, associations: [ptr(source.id)] });
       const both = await h.post('/v0/notes', { body: { markdown: 'about both' }, associations: [ptr(source.id), ptr(destination.id)] });
       assert.equal(only.status, 201, only.text);
+      const file = await postMultipart(h, '/v0/files', [
+        { name: 'file', filename: 'f.txt', content: 'f', contentType: 'text/plain' },
+        { name: 'associations', value: JSON.stringify([ptr(source.id)]) },
+      ]);
+      assert.equal(file.status, 201, file.text);
       const res = await h.post(`${PEOPLE}/merge`, { source: ptr(source.id), destination: ptr(destination.id) });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual((await h.get(`/v0/notes/${only.body.id}`)).body.associations.map((a: any) => a.id), [destination.id]);
       assert.deepEqual((await h.get(`/v0/notes/${both.body.id}`)).body.associations.map((a: any) => a.id), [destination.id]);
+      assert.deepEqual((await h.get(`/v0/files/${file.body.id}`)).body.associations.map((a: any) => a.id), [destination.id]);
 
       const merged = (await activitiesOfType(h, 'activity/item_merged')).filter((a) => a.constituents.some((c: any) => c.entity.id === source.id));
       assert.equal(merged.length, 1);
@@ -117,6 +124,25 @@ for (const engine of ENGINES) {
       assert.deepEqual(roles, { object: source.id, target: destination.id });
       assert.equal(merged[0].constituents[0].entity.collection.ref, 'people');
       assert.ok((await activitiesOf(h, 'item', source.id)).some((a) => a.type === 'activity/item_created'));
+    });
+
+    it('a call participant matched to the source is matched to the destination', async () => {
+      const phone = '+15550007777';
+      const source = await makeItem(h, 'people', { name: text('Caller Src'), phone: [val('telephone_number', phone)] });
+      const destination = await makeItem(h, 'people', { name: text('Caller Dst') });
+      const call = await h.post('/v0/calls', {
+        direction: 'incoming',
+        participants: [{ phone, role: 'caller' }],
+        provider: 'openphone',
+        provider_id: `merge-${source.id}`,
+        provider_status: 'completed',
+        start_at: '2025-02-17T15:01:00Z',
+      });
+      assert.equal(call.status, 201, call.text);
+      assert.equal(call.body.participants[0].person.id, source.id);
+      assert.equal((await h.post(`${PEOPLE}/merge`, { source: ptr(source.id), destination: ptr(destination.id) })).status, 200);
+      const after = await h.get(`/v0/calls/${call.body.id}`);
+      assert.equal(after.body.participants[0].person.id, destination.id);
     });
 
     it('refuses the same item twice, unknown items and items of another collection (422 with pointers)', async () => {
