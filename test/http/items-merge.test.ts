@@ -158,6 +158,20 @@ for (const engine of ENGINES) {
       assert.equal((await h.get(`${ORGS}/${org.id}`)).status, 200);
     });
 
+    it('racing merges of one pair in both directions: one wins, the other finds its source gone (422)', async () => {
+      const a = await makeItem(h, 'people', { name: text('Race A'), email: [email('race-a@example.com')] });
+      const b = await makeItem(h, 'people', { name: text('Race B'), email: [email('race-b@example.com')] });
+      const [ab, ba] = await Promise.all([
+        h.post(`${PEOPLE}/merge`, { source: ptr(a.id), destination: ptr(b.id) }),
+        h.post(`${PEOPLE}/merge`, { source: ptr(b.id), destination: ptr(a.id) }),
+      ]);
+      assert.deepEqual([ab.status, ba.status].sort(), [200, 422], `${ab.text} ${ba.text}`);
+      const survivor = ab.status === 200 ? ab.body : ba.body;
+      assert.equal(survivor.values.email.length, 2);
+      const left = await Promise.all([a.id, b.id].map(async (id) => (await h.get(`${PEOPLE}/${id}`)).status));
+      assert.deepEqual(left.sort(), [200, 404]);
+    });
+
     it('a read-only key cannot merge', async () => {
       const a = await makeItem(h, 'people', { name: text('RO a') });
       const b = await makeItem(h, 'people', { name: text('RO b') });
