@@ -118,6 +118,9 @@ const PARTICIPANT = 'meeting_attendee';
 
 const TEXT_MAX = 65_536;
 
+/** Each attendee is matched with two index lookups; a bound keeps one save cheap. */
+const MAX_ATTENDEES = 1000;
+
 function text(value: string | null | undefined, pointer: string, max = TEXT_MAX): string | null {
   if (value === undefined || value === null) return null;
   const trimmed = value.trim();
@@ -164,6 +167,7 @@ function email(value: string, pointer: string): string {
 
 /** The participants of `input`, keeping the ids of those `current` already has (same role and email). */
 function participantsOf(input: MeetingInput, current: Participant[]): Participant[] {
+  if ((input.attendees?.length ?? 0) > MAX_ATTENDEES) throw invalidAt('/attendees', `a meeting has at most ${MAX_ATTENDEES} attendees`);
   const wanted: Omit<Participant, 'id'>[] = [];
   if (input.organizer) wanted.push({ role: 'organizer', email: email(input.organizer.email, '/organizer/email'), name: text(input.organizer.name, '/organizer/name', 1024) });
   for (const [i, a] of (input.attendees ?? []).entries()) {
@@ -380,7 +384,8 @@ export async function updateMeeting(store: Store, orgId: string, id: string, pat
         provider: required(t.provider, '/transcript/provider', 'provider'),
         providerId: required(t.provider_id, '/transcript/provider_id', 'provider_id'),
         cues: t.cues.map((cue, i) => {
-          if (!(cue.from >= 0) || !(cue.to >= cue.from)) throw invalidAt(`/transcript/cues/${i}/to`, 'a cue runs from `from` to `to` seconds, with 0 ≤ from ≤ to');
+          if (!(cue.from >= 0)) throw invalidAt(`/transcript/cues/${i}/from`, 'a cue starts at `from` seconds from the start of the meeting, 0 or more');
+          if (!(cue.to >= cue.from)) throw invalidAt(`/transcript/cues/${i}/to`, 'a cue runs from `from` to `to` seconds, with from ≤ to');
           return { from: cue.from, to: cue.to, text: cue.text, speaker: text(cue.speaker, `/transcript/cues/${i}/speaker`, 1024) };
         }),
       };

@@ -152,6 +152,8 @@ for (const engine of ENGINES) {
       assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ attendees: [{ email: 'not an email' }] })), '/attendees/0/email');
       assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ organizer: { email: '@' } })), '/organizer/email');
       assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ i_cal_uid: '  ' })), '/i_cal_uid');
+      const crowd = Array.from({ length: 1001 }, (_, i) => ({ email: `guest${i}@crowd.test` }));
+      assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ attendees: crowd })), '/attendees');
       const missing = await h.post('/v0/tycho/meetings', { i_cal_uid: uid(), start_at: '2030-03-10T09:00:00Z' });
       assert.equal(missing.status, 422, missing.text);
       assert.equal(errorOf(missing).source?.pointer, '/end_at');
@@ -239,6 +241,7 @@ for (const engine of ENGINES) {
         ],
       });
       assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { transcript: { provider: 'r', provider_id: 't', cues: [{ from: 3, to: 1, text: 'x' }] } }), '/transcript/cues/0/to');
+      assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { transcript: { provider: 'r', provider_id: 't', cues: [{ from: -1, to: 1, text: 'x' }] } }), '/transcript/cues/0/from');
     });
 
     it('PATCH tags: only tags of tagsets available on meetings; omitted = unchanged, [] = clear', async () => {
