@@ -13,7 +13,7 @@ describe('bench smoke', () => {
       timeout: 120_000,
     });
     assert.match(stdout, /Tycho benchmark — SQLite/);
-    for (const scenario of ['retrieve one item', 'list 20, page 1', 'deep page', 'search starts_with', 'search eq', 'upsert, update path', 'upsert, create path', 'activity feed of one item', 'create item']) {
+    for (const scenario of ['retrieve one item', 'list 20, page 1', 'deep page', 'search starts_with', 'search eq', 'upsert, update path', 'upsert, create path', 'activity feed of one item', 'create item', 'calls upsert', 'global search']) {
       assert.match(stdout, new RegExp(`${scenario}.*\\d+%`), scenario);
     }
   });
