@@ -41,7 +41,8 @@ export async function readUpload(request: FastifyRequest, options: { fileOptiona
         const data = await part.toBuffer();
         if (part.fieldname === 'file') {
           if (file) throw invalidAt('/file', 'the upload has more than one "file" part; send exactly one');
-          file = { filename: part.filename, contentType: part.mimetype, data };
+          // A part typed as a file may come without a filename; the domain names such uploads itself.
+          file = { filename: part.filename ?? '', contentType: part.mimetype ?? 'application/octet-stream', data };
         } else if (part.fieldname === 'associations') (fields.associations ??= []).push(data.toString('utf8'));
       } else {
         if (part.valueTruncated || part.fieldnameTruncated) {

@@ -165,6 +165,13 @@ for (const engine of ENGINES) {
       assert.equal(await files(), before);
     });
 
+    it('a file part without a filename is stored under a default name (was a 500)', async () => {
+      const payload = '--XB\r\nContent-Disposition: form-data; name="file"\r\nContent-Type: application/octet-stream\r\n\r\nx\r\n--XB--\r\n';
+      const res = await h.request('POST', '/v0/files', { payload, headers: { 'content-type': 'multipart/form-data; boundary=XB' } });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.filename, 'upload');
+    });
+
     it('texts longer than an index key keep exact equality and prefix search (2,001-line text, 8 kB URL, 667 €)', async () => {
       const body = 'line\n'.repeat(2001);
       const link = `https://example.com/${'p'.repeat(8000)}`;
