@@ -2,6 +2,7 @@
 // People items by phone (the `phone` field's index key) and to the person's organization (the first relation
 // field of People into Organizations); those matches and the call's tags are links, not columns. Creation
 // records `activity/call_occurred` at the call's start, with the matched people as actors.
+import type { Cue as GenericCue, Recording as GenericRecording } from './recordings.ts';
 import { AppError, invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
@@ -42,19 +43,10 @@ export interface CallParticipant extends StoredParticipant {
   organization?: ItemAssociation;
 }
 
-export interface Recording {
-  contentType: string;
-  providerId: string;
-  url: string;
-}
+export type Recording = GenericRecording;
 
-/** A transcript cue: seconds from the call's start, the text, and the speaker's E.164 phone. */
-export interface Cue {
-  from: number;
-  to: number;
-  text: string;
-  speaker: string;
-}
+/** A transcript cue of a call: its speaker is the speaker's E.164 phone. */
+export type Cue = GenericCue<string>;
 
 /** A call as its row holds it. */
 export interface CallRecord {

@@ -7,6 +7,7 @@
 // are read (those shown, and a bounded batch of the organization's others), and by the periodic sweep `serve`
 // runs (recordMeetingsHeld). A conditional update of `held_at` decides who records it, so it is recorded
 // once, whatever the number of readers and processes.
+import type { Cue as GenericCue, Recording as GenericRecording } from './recordings.ts';
 import { invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, systemClock, type Clock } from './clock.ts';
@@ -29,19 +30,10 @@ export interface Participant {
   name: string | null;
 }
 
-export interface Recording {
-  contentType: 'video/mp4';
-  providerId: string;
-  url: string;
-}
+export type Recording = GenericRecording<'video/mp4'>;
 
-export interface Cue {
-  from: number;
-  to: number;
-  text: string;
-  /** The speaker's name, as the transcript's provider gave it. */
-  speaker: string | null;
-}
+/** A transcript cue of a meeting: its speaker is the name the transcript's provider gave, if any. */
+export type Cue = GenericCue<string | null>;
 
 export interface Transcript {
   provider: string;

@@ -2,59 +2,19 @@
 // stopped after the result cap — checked on the query plan at 40,000 values (never on time).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import { openStore } from '../../src/store/open-store.ts';
+import { CompiledQuery, sql } from 'kysely';
 import { textPrefixQuery } from '../../src/store/sql/search.ts';
-import type { Database } from '../../src/store/sql/schema.ts';
-import type { Store } from '../../src/domain/ports/store.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { ENGINES, throwawayPostgres, type EngineName } from '../helpers/harness.ts';
-
-/** A migrated store plus a plain Kysely handle on the same database, for raw rows and EXPLAIN. */
-async function openBoth(engine: EngineName): Promise<{ store: Store; raw: Kysely<Database>; close(): Promise<void> }> {
-  if (engine === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'tycho-search-'));
-    const file = join(dir, 'tycho.sqlite');
-    const store = await openStore({ engine: 'sqlite', path: file });
-    const raw = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(file) }) });
-    return {
-      store,
-      raw,
-      async close() {
-        await raw.destroy();
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  }
-  const database = await throwawayPostgres();
-  const store = await openStore({ engine: 'postgres', url: database.url, poolSize: 2 });
-  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
-  pool.on('error', () => {});
-  const raw = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    store,
-    raw,
-    async close() {
-      await raw.destroy();
-      await store.close();
-      await database.drop();
-    },
-  };
-}
+import { ENGINES } from '../helpers/harness.ts';
+import { openStoreWithRaw } from '../helpers/raw-store.ts';
 
 const ITEMS = 20_000;
 
 for (const engine of ENGINES) {
   describe(`global search: item values by prefix are one bounded index range scan (${engine})`, () => {
-    let db: Awaited<ReturnType<typeof openBoth>>;
+    let db: Awaited<ReturnType<typeof openStoreWithRaw>>;
     before(async () => {
-      db = await openBoth(engine);
+      db = await openStoreWithRaw(engine);
       const orgId = newId();
       await db.store.organizations.insert({ id: orgId, name: `search-${orgId}`, createdAt: new Date().toISOString() });
       const now = new Date().toISOString();

@@ -7,59 +7,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import { openStore } from '../../src/store/open-store.ts';
 import * as links0007 from '../../src/store/migrations/0007-links.ts';
 import { POSTGRES_TYPES, SQLITE_TYPES } from '../../src/store/migrations/column-types.ts';
 import { linksTo } from '../../src/store/sql/links.ts';
-import type { Database } from '../../src/store/sql/schema.ts';
 import type { Link, Store } from '../../src/domain/ports/store.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { createHarness, ENGINES, throwawayPostgres, type EngineName } from '../helpers/harness.ts';
+import { createHarness, ENGINES, throwawayPostgres } from '../helpers/harness.ts';
+import { openStoreWithRaw, rawPool } from '../helpers/raw-store.ts';
 import { makeItem, text } from '../helpers/items.ts';
 import { postMultipart } from '../helpers/multipart.ts';
-
-/**
- * A pool for raw SQL. Dropping the database (`with (force)`) may terminate a connection the pool is still
- * closing; that must not become an uncaught error.
- */
-function rawPool(url: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  pool.on('error', () => {});
-  return pool;
-}
-
-/** A migrated store plus a second, plain Kysely handle on the same database for EXPLAIN and raw SQL. */
-async function openBoth(engine: EngineName): Promise<{ store: Store; raw: Kysely<Database>; close(): Promise<void> }> {
-  if (engine === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'tycho-links-'));
-    const file = join(dir, 'tycho.sqlite');
-    const store = await openStore({ engine: 'sqlite', path: file });
-    const raw = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(file) }) });
-    return {
-      store,
-      raw,
-      async close() {
-        await raw.destroy();
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  }
-  const database = await throwawayPostgres();
-  const store = await openStore({ engine: 'postgres', url: database.url, poolSize: 2 });
-  const raw = new Kysely<Database>({ dialect: new PostgresDialect({ pool: rawPool(database.url) }) });
-  return {
-    store,
-    raw,
-    async close() {
-      await raw.destroy();
-      await store.close();
-      await database.drop();
-    },
-  };
-}
 
 async function newOrg(store: Store): Promise<string> {
   const id = newId();
@@ -69,10 +26,10 @@ async function newOrg(store: Store): Promise<string> {
 
 for (const engine of ENGINES) {
   describe(`links: the store's link repository (${engine})`, () => {
-    let db: Awaited<ReturnType<typeof openBoth>>;
+    let db: Awaited<ReturnType<typeof openStoreWithRaw>>;
     let orgId: string;
     before(async () => {
-      db = await openBoth(engine);
+      db = await openStoreWithRaw(engine);
       orgId = await newOrg(db.store);
     });
     after(() => db.close());
@@ -112,12 +69,12 @@ for (const engine of ENGINES) {
   });
 
   describe(`links: "everything linked to item X" is one index range scan at 100,000 links (${engine})`, () => {
-    let db: Awaited<ReturnType<typeof openBoth>>;
+    let db: Awaited<ReturnType<typeof openStoreWithRaw>>;
     let orgId: string;
     const TOTAL = 100_000;
     const TARGETS = 5_000;
     before(async () => {
-      db = await openBoth(engine);
+      db = await openStoreWithRaw(engine);
       orgId = await newOrg(db.store);
       // 10,000 sources of three kinds with 10 links each, spread over 5,000 items: about 20 links per item.
       const kinds = ['note', 'file', 'tagset'];

@@ -1,7 +1,7 @@
 // Wire shapes of calls (reference §5.14) and the create / upsert body (one shape for both).
 import { Type, type Static } from 'typebox';
 import { CALL_DIRECTIONS, CALL_PROVIDERS, PARTICIPANT_ROLES, type Call, type CallExtras } from '../../domain/calls.ts';
-import { CollectionPointer, Timestamp } from './common.ts';
+import { CollectionPointer, Timestamp, TranscriptWire } from './common.ts';
 import { NoteWire, renderNote } from './notes.ts';
 
 const OneOf = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)), { errorMessage: `must be one of: ${values.join(', ')}` });
@@ -33,17 +33,6 @@ export const CallBody = Type.Object({
 
 export const CALL_INCLUDES = ['transcript', 'note', 'summary'] as const;
 
-const Transcript = Type.Object({
-  cues: Type.Array(
-    Type.Object({
-      from: Type.Number(),
-      to: Type.Number(),
-      text: Type.String(),
-      speaker: Type.Object({ attendee_id: Type.Optional(Type.String()), label: Type.Optional(Type.String()) }),
-    }),
-  ),
-});
-
 export const CallWire = Type.Object({
   id: Type.String(),
   type: Type.Literal('call'),
@@ -68,7 +57,7 @@ export const CallWire = Type.Object({
   tags: Type.Array(Type.Object({ id: Type.String(), type: Type.Literal('tag'), name: Type.String(), color: Type.String() })),
   note: Type.Optional(Type.Union([NoteWire, Type.Null()])),
   summary: Type.Optional(Type.Union([NoteWire, Type.Null()])),
-  transcript: Type.Optional(Type.Union([Transcript, Type.Null()])),
+  transcript: Type.Optional(Type.Union([TranscriptWire, Type.Null()])),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

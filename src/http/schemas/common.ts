@@ -44,3 +44,15 @@ export const CollectionPointer = Type.Object({
 });
 
 export const IdOrRefParams = Type.Object({ id: Type.String({ description: 'id or ref' }) });
+
+/** A call's or meeting's transcript as responses show it: cues in seconds, each with its speaker. */
+export const TranscriptWire = Type.Object({
+  cues: Type.Array(
+    Type.Object({
+      from: Type.Number(),
+      to: Type.Number(),
+      text: Type.String(),
+      speaker: Type.Object({ attendee_id: Type.Optional(Type.String()), label: Type.Optional(Type.String()) }),
+    }),
+  ),
+});

@@ -2,7 +2,7 @@
 // create-or-update extension (`POST /v0/tycho/meetings`).
 import { Type, type Static } from 'typebox';
 import { durationSeconds, type MatchedParticipant, type MeetingView } from '../../domain/meetings.ts';
-import { CollectionPointer, Timestamp } from './common.ts';
+import { CollectionPointer, Timestamp, TranscriptWire } from './common.ts';
 import { NoteWire, renderNote } from './notes.ts';
 
 const ItemPointer = Type.Object({ id: Type.String(), type: Type.Literal('item'), collection: CollectionPointer });
@@ -45,17 +45,6 @@ const participantProperties = {
 };
 const OrganizerWire = Type.Object({ ...participantProperties, type: Type.Literal('meeting_organizer') });
 const AttendeeWire = Type.Object({ ...participantProperties, type: Type.Literal('meeting_attendee') });
-
-const TranscriptWire = Type.Object({
-  cues: Type.Array(
-    Type.Object({
-      from: Type.Number(),
-      to: Type.Number(),
-      text: Type.String(),
-      speaker: Type.Object({ attendee_id: Type.Optional(Type.String()), label: Type.Optional(Type.String()) }),
-    }),
-  ),
-});
 
 export const MeetingWire = Type.Object({
   id: Type.String(),

@@ -1,0 +1,55 @@
+// Store tests that look under the store: a migrated store and a second, plain Kysely handle on the same
+// database, for raw rows and EXPLAIN.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { openStore } from '../../src/store/open-store.ts';
+import type { Database } from '../../src/store/sql/schema.ts';
+import type { Store } from '../../src/domain/ports/store.ts';
+import { throwawayPostgres, type EngineName } from './harness.ts';
+
+/** A one-connection pool whose idle errors (a dropped database) do not crash the test process. */
+export function rawPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('error', () => {});
+  return pool;
+}
+
+export interface RawStore {
+  store: Store;
+  raw: Kysely<Database>;
+  close(): Promise<void>;
+}
+
+export async function openStoreWithRaw(engine: EngineName): Promise<RawStore> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'tycho-raw-'));
+    const file = join(dir, 'tycho.sqlite');
+    const store = await openStore({ engine: 'sqlite', path: file });
+    const raw = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(file) }) });
+    return {
+      store,
+      raw,
+      async close() {
+        await raw.destroy();
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const database = await throwawayPostgres();
+  const store = await openStore({ engine: 'postgres', url: database.url, poolSize: 2 });
+  const raw = new Kysely<Database>({ dialect: new PostgresDialect({ pool: rawPool(database.url) }) });
+  return {
+    store,
+    raw,
+    async close() {
+      await raw.destroy();
+      await store.close();
+      await database.drop();
+    },
+  };
+}
