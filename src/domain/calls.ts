@@ -15,10 +15,11 @@ import { telephone } from './field-types/telephone.ts';
 import { url } from './field-types/text.ts';
 import { parseDateTime } from './field-types/dates.ts';
 import { ValueProblem } from './field-types/value-type.ts';
-import { allTagsets, type Tag } from './tagsets.ts';
-import { getNote, type Note } from './notes.ts';
+import { checkTagPointers, type Tag } from './tagsets.ts';
+import { linkedTags, ORGANIZATION, participantMatches, PERSON, TAG, tagTarget } from './participants.ts';
+import { newestNoteOn, type Note } from './notes.ts';
 import type { Page, PageRequest } from './pagination.ts';
-import type { LinkTarget, Store } from './ports/store.ts';
+import type { Store } from './ports/store.ts';
 import { itemLock, recordLock } from './locks.ts';
 
 export const CALL_DIRECTIONS = ['incoming', 'outgoing'] as const;
@@ -94,10 +95,7 @@ export interface CallInput {
   tags?: { type: string; id: string }[];
 }
 
-/** Link roles: a participant's matched person and organization; a call's tags. */
-const PERSON = 'person';
-const ORGANIZATION = 'organization';
-const TAG = 'tag';
+/** The entity type of a call's participants in links (their roles are in participants.ts). */
 const PARTICIPANT = 'call_participant';
 
 /** Provider call ids are identifiers: kept verbatim, at most this long (they are an index key). */
@@ -235,25 +233,6 @@ async function matchParticipants(store: Store, orgId: string, participants: Stor
   });
 }
 
-/** The tags of tagsets available on calls, by id. */
-async function callTags(store: Store, orgId: string): Promise<Map<string, Tag>> {
-  const links = await store.links.sourcesOf(orgId, { type: 'calls', id: null }, 'tagset');
-  const tagsets = await store.tagsets.findMany(orgId, links.map((l) => l.fromId));
-  return new Map(tagsets.flatMap((t) => t.tags.map((tag): [string, Tag] => [tag.id, tag])));
-}
-
-async function checkTags(store: Store, orgId: string, inputs: { type: string; id: string }[]): Promise<Tag[]> {
-  const available = await callTags(store, orgId);
-  const result: Tag[] = [];
-  for (const [i, input] of inputs.entries()) {
-    if (input.type !== 'tag') throw invalidAt(`/tags/${i}/type`, 'tags are tag pointers: {"type": "tag", "id": "…"}');
-    const tag = available.get(input.id);
-    if (!tag) throw invalidAt(`/tags/${i}/id`, `no tag of a tagset available on calls has id "${input.id}"`);
-    if (!result.some((t) => t.id === tag.id)) result.push(tag);
-  }
-  return result;
-}
-
 async function saveLinks(store: Store, orgId: string, call: Call, previous: StoredParticipant[], tags: boolean): Promise<void> {
   const kept = new Set(call.participants.map((p) => p.id));
   for (const gone of previous.filter((p) => !kept.has(p.id))) await store.links.deleteEntity(orgId, PARTICIPANT, gone.id);
@@ -261,7 +240,7 @@ async function saveLinks(store: Store, orgId: string, call: Call, previous: Stor
     await store.links.replace(orgId, PARTICIPANT, p.id, PERSON, p.person ? [{ type: 'item', id: p.person.id }] : []);
     await store.links.replace(orgId, PARTICIPANT, p.id, ORGANIZATION, p.organization ? [{ type: 'item', id: p.organization.id }] : []);
   }
-  if (tags) await store.links.replace(orgId, 'call', call.id, TAG, call.tags.map((t): LinkTarget => ({ type: 'tag', id: t.id })));
+  if (tags) await store.links.replace(orgId, 'call', call.id, TAG, call.tags.map(tagTarget));
 }
 
 async function recordOccurred(store: Store, call: Call): Promise<void> {
@@ -287,7 +266,7 @@ async function write(tx: Store, principal: Principal, input: CallInput, current:
   checkCueTexts(input);
   const record = buildRecord(input, current, orgId, timestamp(clock));
   const participants = await matchParticipants(tx, orgId, record.participants);
-  const tags = input.tags === undefined ? (current ? (await withLinks(tx, orgId, [current]))[0]!.tags : []) : await checkTags(tx, orgId, input.tags);
+  const tags = input.tags === undefined ? (current ? (await withLinks(tx, orgId, [current]))[0]!.tags : []) : await checkTagPointers(tx, orgId, 'calls', input.tags);
   const call: Call = { ...record, participants, tags };
   if (current) await tx.calls.update(record);
   else await tx.calls.insert(record);
@@ -340,9 +319,7 @@ export async function listCalls(store: Store, orgId: string, page: PageRequest):
 export async function callExtras(store: Store, orgId: string, call: Call, include: ReadonlySet<string>): Promise<CallExtras> {
   const extras: CallExtras = {};
   if (include.has('note')) {
-    const notes = await store.links.sourcesOf(orgId, { type: 'call', id: call.id }, 'note');
-    const newest = notes.map((l) => l.fromId).sort().at(-1);
-    extras.note = newest === undefined ? null : await getNote(store, orgId, newest);
+    extras.note = await newestNoteOn(store, orgId, { type: 'call', id: call.id });
   }
   if (include.has('summary')) extras.summary = null;
   return extras;
@@ -350,31 +327,9 @@ export async function callExtras(store: Store, orgId: string, call: Call, includ
 
 /** The calls with their matched participants and tags: a fixed number of queries for a whole page. */
 async function withLinks(store: Store, orgId: string, records: CallRecord[]): Promise<Call[]> {
-  const participantIds = records.flatMap((r) => r.participants.map((p) => p.id));
-  const persons = await store.links.targetsOf(orgId, PARTICIPANT, participantIds, PERSON);
-  const orgs = await store.links.targetsOf(orgId, PARTICIPANT, participantIds, ORGANIZATION);
-  const tagLinks = await store.links.targetsOf(orgId, 'call', records.map((r) => r.id), TAG);
-  const itemIds = [...new Set([...persons.values(), ...orgs.values()].flat().flatMap((t) => (t.id === null ? [] : [t.id])))];
-  const items = new Map((await store.items.findMany(orgId, itemIds)).map((i) => [i.id, i]));
-  const collections = new Map((await store.collections.findMany(orgId, [...new Set([...items.values()].map((i) => i.collectionId))])).map((c) => [c.id, c]));
-  const pointer = (targets: LinkTarget[] | undefined): ItemAssociation | undefined => {
-    const item = targets?.[0]?.id ? items.get(targets[0].id) : undefined;
-    const collection = item && collections.get(item.collectionId);
-    return item && collection ? { id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } } : undefined;
-  };
-  const tags = tagLinks.size === 0 ? new Map<string, Tag>() : new Map((await allTagsets(store, orgId)).flatMap((t) => t.tags.map((tag): [string, Tag] => [tag.id, tag])));
-  return records.map((r) => ({
-    ...r,
-    participants: r.participants.map((p) => {
-      const person = pointer(persons.get(p.id));
-      const organization = pointer(orgs.get(p.id));
-      return { ...p, ...(person ? { person } : {}), ...(organization ? { organization } : {}) };
-    }),
-    tags: (tagLinks.get(r.id) ?? []).flatMap((t) => {
-      const tag = t.id === null ? undefined : tags.get(t.id);
-      return tag ? [tag] : [];
-    }),
-  }));
+  const matches = await participantMatches(store, orgId, PARTICIPANT, records.flatMap((r) => r.participants.map((p) => p.id)));
+  const tags = await linkedTags(store, orgId, 'call', records.map((r) => r.id));
+  return records.map((r) => ({ ...r, participants: r.participants.map((p) => ({ ...p, ...matches(p.id) })), tags: tags.get(r.id) ?? [] }));
 }
 
 /** Whether the call exists in the organization (note associations point at calls). */

@@ -16,12 +16,13 @@ import { loadSchema } from './collection-schema.ts';
 import { indexKey } from './items.ts';
 import { parseValue, ValueProblem } from './field-types/index.ts';
 import { parseDateTime } from './field-types/dates.ts';
-import { allTagsets, type Tag } from './tagsets.ts';
+import { checkTagPointers, type Tag } from './tagsets.ts';
+import { linkedTags, ORGANIZATION, participantMatches, PERSON, TAG, tagTarget } from './participants.ts';
 import { itemLock, recordLock } from './locks.ts';
 import type { ItemAssociation } from './associations.ts';
-import { getNote, type Note } from './notes.ts';
+import { newestNoteOn, type Note } from './notes.ts';
 import type { Page, PageRequest } from './pagination.ts';
-import type { LinkTarget, Store } from './ports/store.ts';
+import type { Store } from './ports/store.ts';
 
 export interface Participant {
   id: string;
@@ -102,10 +103,7 @@ export interface MeetingPatch {
   tags?: { id: string; type?: string }[];
 }
 
-/** The roles of a meeting's links: its tags; a participant's matches. */
-const TAG = 'tag';
-const PERSON = 'person';
-const ORGANIZATION = 'organization';
+/** The entity type of a meeting's participants in links (their roles are in participants.ts). */
 const PARTICIPANT = 'meeting_attendee';
 
 const TEXT_MAX = 65_536;
@@ -173,23 +171,6 @@ function participantsOf(input: MeetingInput, current: Participant[]): Participan
     const id = at >= 0 ? unused.splice(at, 1)[0]!.id : newId();
     return { id, ...w };
   });
-}
-
-/** The tags a meeting may carry: those of tagsets available on meetings, by id. */
-async function meetingTags(store: Store, orgId: string): Promise<Map<string, Tag>> {
-  const tagsets = (await allTagsets(store, orgId)).filter((t) => t.associations.some((a) => a.type === 'meetings'));
-  return new Map(tagsets.flatMap((t) => t.tags.map((tag) => [tag.id, tag] as const)));
-}
-
-async function checkTags(store: Store, orgId: string, inputs: { id: string; type?: string }[]): Promise<LinkTarget[]> {
-  const available = await meetingTags(store, orgId);
-  const ids: string[] = [];
-  for (const [i, input] of inputs.entries()) {
-    if (input.type !== undefined && input.type !== 'tag') throw invalidAt(`/tags/${i}/type`, 'must be "tag"');
-    if (!available.has(input.id)) throw invalidAt(`/tags/${i}/id`, `no tag of a tagset available on meetings has id "${input.id}"`);
-    if (!ids.includes(input.id)) ids.push(input.id);
-  }
-  return ids.map((id) => ({ type: 'tag', id }));
 }
 
 /** Links each participant to the person holding their email and the organization holding its domain. */
@@ -276,7 +257,7 @@ export async function saveMeeting(store: Store, orgId: string, input: MeetingInp
     if (current) await tx.meetings.update(meeting);
     else await tx.meetings.insert(meeting);
     await linkMatches(tx, orgId, participants, current?.participants ?? []);
-    if (input.tags !== undefined) await tx.links.replace(orgId, 'meeting', meeting.id, TAG, await checkTags(tx, orgId, input.tags));
+    if (input.tags !== undefined) await tx.links.replace(orgId, 'meeting', meeting.id, TAG, (await checkTagPointers(tx, orgId, 'meetings', input.tags)).map(tagTarget));
     if (!current) {
       await recordActivity(tx, orgId, 'activity/meeting_scheduled', now, [
         ...(await participantItems(tx, orgId, meeting)),
@@ -344,7 +325,7 @@ export async function getMeeting(store: Store, orgId: string, id: string, option
   const meeting = await orNotFound(store.meetings.find(orgId, id));
   await recordHeldOnRead(store, orgId, [meeting], clock);
   const [view] = await withDetails(store, orgId, [meeting]);
-  if (options.note) view!.note = await newestNote(store, orgId, id);
+  if (options.note) view!.note = await newestNoteOn(store, orgId, { type: 'meeting', id });
   return view!;
 }
 
@@ -383,7 +364,7 @@ export async function updateMeeting(store: Store, orgId: string, id: string, pat
       };
     }
     await tx.meetings.update(next);
-    if (patch.tags !== undefined) await tx.links.replace(orgId, 'meeting', id, TAG, await checkTags(tx, orgId, patch.tags));
+    if (patch.tags !== undefined) await tx.links.replace(orgId, 'meeting', id, TAG, (await checkTagPointers(tx, orgId, 'meetings', patch.tags)).map(tagTarget));
     const [out] = await withDetails(tx, orgId, [next]);
     return out!;
   });
@@ -396,45 +377,11 @@ export async function meetingsByIds(store: Store, orgId: string, ids: string[]):
   return store.meetings.findMany(orgId, [...new Set(ids)]);
 }
 
-/** The newest note associated with the meeting, or null. */
-async function newestNote(store: Store, orgId: string, meetingId: string): Promise<Note | null> {
-  const links = await store.links.sourcesOf(orgId, { type: 'meeting', id: meetingId }, 'note');
-  const newest = links.map((l) => l.fromId).sort().at(-1);
-  return newest === undefined ? null : getNote(store, orgId, newest);
-}
-
 /** The meetings with their tags and matched participants: a fixed number of queries for a whole page. */
 async function withDetails(store: Store, orgId: string, meetings: Meeting[]): Promise<MeetingView[]> {
-  const tagLinks = await store.links.targetsOf(orgId, 'meeting', meetings.map((m) => m.id), TAG);
-  const tags = tagLinks.size > 0 ? await meetingTagsAny(store, orgId) : new Map<string, Tag>();
-  const participantIds = meetings.flatMap((m) => m.participants.map((p) => p.id));
-  const people = await store.links.targetsOf(orgId, PARTICIPANT, participantIds, PERSON);
-  const orgs = await store.links.targetsOf(orgId, PARTICIPANT, participantIds, ORGANIZATION);
-  const itemIds = [...new Set([...people.values(), ...orgs.values()].flat().flatMap((t) => (t.id ? [t.id] : [])))];
-  const items = new Map((await store.items.findMany(orgId, itemIds)).map((i) => [i.id, i]));
-  const collections = new Map((await store.collections.findMany(orgId, [...new Set([...items.values()].map((i) => i.collectionId))])).map((c) => [c.id, c]));
-  const pointer = (targets: LinkTarget[] | undefined): ItemAssociation | undefined => {
-    const item = targets?.[0]?.id ? items.get(targets[0].id) : undefined;
-    const collection = item && collections.get(item.collectionId);
-    return item && collection ? { id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } } : undefined;
-  };
-  return meetings.map((m) => ({
-    ...m,
-    tags: (tagLinks.get(m.id) ?? []).flatMap((t) => (t.id && tags.has(t.id) ? [tags.get(t.id)!] : [])),
-    matched: m.participants.map((p) => {
-      const out: MatchedParticipant = { ...p };
-      const person = pointer(people.get(p.id));
-      const organization = pointer(orgs.get(p.id));
-      if (person) out.person = person;
-      if (organization) out.organization = organization;
-      return out;
-    }),
-  }));
-}
-
-/** Every tag of every tagset by id: a tag stays on a meeting after its tagset stops being offered on meetings. */
-async function meetingTagsAny(store: Store, orgId: string): Promise<Map<string, Tag>> {
-  return new Map((await allTagsets(store, orgId)).flatMap((t) => t.tags.map((tag) => [tag.id, tag] as const)));
+  const matches = await participantMatches(store, orgId, PARTICIPANT, meetings.flatMap((m) => m.participants.map((p) => p.id)));
+  const tags = await linkedTags(store, orgId, 'meeting', meetings.map((m) => m.id));
+  return meetings.map((m) => ({ ...m, tags: tags.get(m.id) ?? [], matched: m.participants.map((p): MatchedParticipant => ({ ...p, ...matches(p.id) })) }));
 }
 
 export function durationSeconds(m: Meeting): number {

@@ -67,6 +67,14 @@ export async function createNote(store: Store, principal: Principal, input: Note
   });
 }
 
+/** The newest note associated with a call or meeting, or null (`include[]=note`). */
+export async function newestNoteOn(store: Store, orgId: string, target: { type: 'call' | 'meeting'; id: string }): Promise<Note | null> {
+  const links = await store.links.sourcesOf(orgId, target, 'note');
+  // Ids are time-ordered: the greatest is the newest.
+  const newest = links.map((l) => l.fromId).sort().at(-1);
+  return newest === undefined ? null : getNote(store, orgId, newest);
+}
+
 export async function getNote(store: Store, orgId: string, id: string): Promise<Note> {
   const [note] = await withItemAssociations(store, orgId, 'note', [await orNotFound(store.notes.find(orgId, id))]);
   return note!;

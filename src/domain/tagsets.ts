@@ -140,3 +140,31 @@ async function checkAssociations(store: Store, orgId: string, inputs: { type: st
   }
   return result;
 }
+
+/** Every tag of the organization by id. */
+export async function tagsById(store: Store, orgId: string): Promise<Map<string, Tag>> {
+  return new Map((await allTagsets(store, orgId)).flatMap((t) => t.tags.map((tag): [string, Tag] => [tag.id, tag])));
+}
+
+/** The tags of tagsets offered on calls or on meetings, by id (one range scan of the links to that target). */
+export async function tagsAvailableOn(store: Store, orgId: string, on: 'calls' | 'meetings'): Promise<Map<string, Tag>> {
+  const links = await store.links.sourcesOf(orgId, { type: on, id: null }, 'tagset');
+  const tagsets = await store.tagsets.findMany(orgId, links.map((l) => l.fromId));
+  return new Map(tagsets.flatMap((t) => t.tags.map((tag): [string, Tag] => [tag.id, tag])));
+}
+
+/**
+ * A call's or meeting's `tags`: tag pointers (`type` "tag" when given) to tags of tagsets offered there, each
+ * once, in the order given; a problem is a 422 at `/tags/<i>/…`.
+ */
+export async function checkTagPointers(store: Store, orgId: string, on: 'calls' | 'meetings', inputs: { id: string; type?: string }[]): Promise<Tag[]> {
+  const available = await tagsAvailableOn(store, orgId, on);
+  const result: Tag[] = [];
+  for (const [i, input] of inputs.entries()) {
+    if (input.type !== undefined && input.type !== 'tag') throw invalidAt(`/tags/${i}/type`, 'tags are tag pointers: {"type": "tag", "id": "…"}');
+    const tag = available.get(input.id);
+    if (!tag) throw invalidAt(`/tags/${i}/id`, `no tag of a tagset available on ${on} has id "${input.id}"`);
+    if (!result.some((t) => t.id === tag.id)) result.push(tag);
+  }
+  return result;
+}
