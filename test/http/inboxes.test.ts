@@ -4,13 +4,12 @@
 // through the API.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { assertBareNotFound, ENGINES, TEST_KEY, createHarness, errorOf, throwawayPostgres, type EngineName, type Harness, type Response } from '../helpers/harness.ts';
 import { walkForward } from '../helpers/items.ts';
+import { tycho } from '../helpers/tycho-cli.ts';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApiKey } from '../../src/domain/api-keys.ts';
@@ -20,7 +19,6 @@ import { openRuntime } from '../../src/runtime.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ID = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 
 async function makeTagset(h: Harness, body: Record<string, unknown>): Promise<any> {
@@ -30,32 +28,6 @@ async function makeTagset(h: Harness, body: Record<string, unknown>): Promise<an
 }
 
 const pointers = (ids: string[]) => ids.map((id) => ({ id, type: 'tagset' }));
-
-/** Runs `tycho …` to completion with only the given environment (plus PATH and the like). */
-function tycho(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'TYCHO_API_KEY', 'TYCHO_BODY_LIMIT', 'NODE_TEST_CONTEXT']) delete base[name];
-  const child = spawn(process.execPath, ['bin/tycho.mjs', ...args], {
-    cwd: ROOT,
-    env: { ...base, LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    const guard = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`tycho ${args.join(' ')} did not finish; stdout: ${stdout} stderr: ${stderr}`));
-    }, 120_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(guard);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 const lastLine = (text: string) => text.split('\n').filter((l) => l.trim() !== '').at(-1) ?? '';
 

@@ -6,14 +6,13 @@
 // server's clock (recorded once, however many readers race), and `tycho meetings import FILE.ics`.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { assertBareNotFound, ENGINES, createHarness, errorOf, throwawayPostgres, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, collectionPointer, email, makeItem, text, walkForward, type CollectionPointer } from '../helpers/items.ts';
 import { activitiesOf } from '../helpers/activities.ts';
+import { tycho } from '../helpers/tycho-cli.ts';
 import { recordMeetingsHeld } from '../../src/domain/meetings.ts';
 
 const ID = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
@@ -358,28 +357,8 @@ for (const engine of ENGINES) {
 // ------------------------------------------------------------------------------------------------------------
 // tycho meetings import FILE.ics: a real `tycho` process writes, the harness reads the same database.
 
-const BIN = fileURLToPath(new URL('../../bin/tycho.mjs', import.meta.url));
-
-function runCli(args: string[], databaseUrl: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'TYCHO_API_KEY', 'TYCHO_DATA_DIR', 'NODE_TEST_CONTEXT']) delete env[name];
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  return new Promise((resolve, reject) => {
-    const guard = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`tycho ${args.join(' ')} did not finish: ${stdout} ${stderr}`));
-    }, 120_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(guard);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** `tycho …` on this database. */
+const runCli = (args: string[], databaseUrl: string) => tycho(args, { DATABASE_URL: databaseUrl });
 
 const ICS = (prefix: string) =>
   [
