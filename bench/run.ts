@@ -23,6 +23,7 @@ const { values: args } = parseArgs({
     engine: { type: 'string', default: 'sqlite' },
     processes: { type: 'string', default: '1' },
     only: { type: 'string', default: '' },
+    'cpu-prof': { type: 'string' },
   },
 });
 /** `--only upsert,search`: run the scenarios whose names contain one of these words. */
@@ -130,7 +131,9 @@ async function main(): Promise<void> {
 
   const env = { DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', TYCHO_DATA_DIR: dir };
   const servers = [];
-  for (let i = 0; i < processes; i++) servers.push(await start(['bin/tycho.mjs', 'serve'], env, /listening on (http:\/\/\S+?) /));
+  // `--cpu-prof DIR`: each Tycho process writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
+  const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : [];
+  for (let i = 0; i < processes; i++) servers.push(await start([...profile, 'bin/tycho.mjs', 'serve'], env, /listening on (http:\/\/\S+?) /));
   const tycho = servers[0]!;
   const ceiling = await start(['--import', 'tsx', 'bench/ceiling.ts'], {}, /ceiling listening on (http:\/\/\S+)/);
   const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };

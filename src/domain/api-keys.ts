@@ -102,11 +102,48 @@ export async function ensureApiKey(store: Store, orgId: string, token: string, c
 
 /** The principal a bearer token stands for, or null when it is unknown or revoked. */
 export async function authenticate(store: Store, token: string): Promise<Principal | null> {
-  const hash = hashToken(token);
+  return principalOf(store, hashToken(token));
+}
+
+async function principalOf(store: Store, hash: string): Promise<Principal | null> {
   const key = await store.apiKeys.findByHash(hash);
   if (!key || key.revokedAt !== null) return null;
   if (!timingSafeEqual(Buffer.from(key.hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
   return { orgId: key.orgId, scope: key.readOnly ? 'read' : 'write', actor: { id: key.id, type: 'api_key' } };
+}
+
+/** Live keys whose principals one process remembers; the least recently used goes first. */
+const CACHED_KEYS = 10_000;
+
+/**
+ * `authenticate` with a memory: a key's principal is reused while the store's key change token stays the
+ * same, so a warm request asks the database nothing. Any change to any key (a revocation, in this process or
+ * another) changes the token and empties the memory; unknown and revoked keys are never remembered.
+ */
+export function cachedAuthenticator(store: Store): (token: string) => Promise<Principal | null> {
+  const principals = new Map<string, Principal>();
+  let cachedUnder: string | undefined;
+  return async (token) => {
+    const hash = hashToken(token);
+    // Read before the key: a change committed after this read shows as a new token on the next request.
+    const current = await store.apiKeys.changeToken();
+    if (current === undefined || current !== cachedUnder) {
+      principals.clear();
+      cachedUnder = current;
+    }
+    const hit = principals.get(hash);
+    if (hit) {
+      principals.delete(hash);
+      principals.set(hash, hit);
+      return hit;
+    }
+    const principal = await principalOf(store, hash);
+    if (principal && current !== undefined && cachedUnder === current) {
+      if (principals.size >= CACHED_KEYS) principals.delete(principals.keys().next().value!);
+      principals.set(hash, principal);
+    }
+    return principal;
+  };
 }
 
 export async function revokeApiKey(store: Store, prefix: string, clock?: Clock): Promise<ApiKey> {

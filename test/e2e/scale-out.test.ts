@@ -6,6 +6,8 @@ import pg from 'pg';
 import { throwawayPostgres } from '../helpers/harness.ts';
 import { valueLock } from '../../src/domain/locks.ts';
 import type { Field } from '../../src/domain/fields.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { createApiKey, revokeApiKey } from '../../src/domain/api-keys.ts';
 
 const KEY = 'tycho_scale_out_key_0123456789';
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -171,5 +173,29 @@ describe('scale-out: two processes, one PostgreSQL database', { skip: !process.e
     assert.equal(removed.status, 204);
     const refused = await call(0, 'POST', '/v0/collections/deals/items', { values: { region: { type: 'value/text/single_line', data: 'EMEA' } } });
     assert.equal(refused.status, 422);
+  });
+
+  it('a key revoked by another process is refused by both servers, though each had it cached', async () => {
+    const store = await openStore({ engine: 'postgres', url: database.url });
+    try {
+      const [org] = await store.organizations.list();
+      const { key, token } = await createApiKey(store, org!.id, { name: 'revoked elsewhere' });
+      const get = (server: number) => fetch(`${servers[server]!.url}/v0/collections`, { headers: { authorization: `Bearer ${token}` } });
+      // A new key works at once (unknown keys are never remembered), and now both processes remember it.
+      for (const server of [0, 1]) for (let i = 0; i < 3; i++) assert.equal((await get(server)).status, 200);
+      await revokeApiKey(store, key.prefix);
+      // Each process hears of the revocation as the commit's notice arrives: moments, not a cache lifetime.
+      for (const server of [0, 1]) {
+        const deadline = Date.now() + 5000;
+        let status = (await get(server)).status;
+        while (status !== 401 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          status = (await get(server)).status;
+        }
+        assert.equal(status, 401, `server ${server} still accepts the revoked key`);
+      }
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -32,6 +32,11 @@ export interface ApiKeyRepo {
   findByHash(hash: string): Promise<ApiKey | undefined>;
   findByPrefix(prefix: string): Promise<ApiKey[]>;
   list(orgId?: string): Promise<ApiKey[]>;
+  /**
+   * Changes whenever a key may have been added, changed or revoked, by this process or another one sharing the
+   * database; undefined while that cannot be known. What was read under one token is current while it lasts.
+   */
+  changeToken(): Promise<string | undefined>;
 }
 
 export interface CollectionRepo {

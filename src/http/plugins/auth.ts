@@ -1,7 +1,7 @@
 // Bearer authentication for /v0: resolves the principal (organization + scope) before anything else runs,
 // and refuses writes to read-only keys. Routes that only read despite using POST declare `access: 'read'`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticate, type Principal, type Scope } from '../../domain/api-keys.ts';
+import { cachedAuthenticator, type Principal, type Scope } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import { looksLikeJwt, type JwtVerifier } from '../../domain/jwt.ts';
 import type { Store } from '../../domain/ports/store.ts';
@@ -26,6 +26,7 @@ export function requiredScope(request: FastifyRequest): Scope {
 
 export function registerAuth(app: FastifyInstance, store: Store, jwt?: JwtVerifier): void {
   app.decorateRequest('principal', null as unknown as Principal);
+  const authenticate = cachedAuthenticator(store);
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') {
@@ -34,7 +35,7 @@ export function registerAuth(app: FastifyInstance, store: Store, jwt?: JwtVerifi
     const match = BEARER.exec(header);
     if (!match) throw new AppError('unauthorized', `The Authorization header is malformed. ${HEADER_FORMAT}`);
     const token = match[1]!;
-    const principal = jwt && looksLikeJwt(token) ? await jwt.verify(store, token) : await authenticate(store, token);
+    const principal = jwt && looksLikeJwt(token) ? await jwt.verify(store, token) : await authenticate(token);
     if (!principal) throw new AppError('unauthorized', `The API key or token is not valid, has expired or has been revoked. ${HEADER_FORMAT}`);
     if (principal.scope === 'read' && requiredScope(request) === 'write') throw new AppError('forbidden');
     request.principal = principal;

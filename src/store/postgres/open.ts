@@ -9,6 +9,7 @@ import { POSTGRES_TYPES } from '../migrations/column-types.ts';
 import { SqlStore, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
 import type { Store } from '../../domain/ports/store.ts';
+import { changeSignals } from './changes.ts';
 
 // COUNT(*) and other int8 results fit in a JavaScript number for every count Tycho makes.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -108,6 +109,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
     nameStatements(client);
   });
   const db = new Kysely<Database>({ dialect: new GuardedPostgresDialect({ pool }) });
+  const changes = changeSignals(url);
   const engine: Engine = {
     name: 'postgres',
     // Advisory locks on 64-bit hashes of the keys: two keys sharing a hash only make one writer wait longer.
@@ -122,14 +124,17 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
       if (code === '23505') return 'conflict';
       return undefined;
     },
+    changeToken: async (topic) => changes.token(topic),
+    announce: (trx, topic) => changes.announce(trx, topic),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     // Kysely's destroy() ends the pool.
-    close: async () => {},
+    close: () => changes.close(),
   };
   try {
     await migrateToLatest(db, POSTGRES_TYPES);
   } catch (error) {
     await db.destroy();
+    await changes.close();
     throw error;
   }
   return new SqlStore(db, engine);

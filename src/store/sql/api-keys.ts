@@ -3,6 +3,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ApiKey } from '../../domain/api-keys.ts';
 import type { ApiKeyRepo } from '../../domain/ports/store.ts';
 import type { ApiKeysTable, Database } from './schema.ts';
+import type { Engine } from './sql-store.ts';
 
 const toApiKey = (row: Selectable<ApiKeysTable>): ApiKey => ({
   id: row.id,
@@ -26,15 +27,18 @@ const toRow = (key: ApiKey): ApiKeysTable => ({
   revoked_at: key.revokedAt,
 });
 
-export function apiKeyRepo(db: Kysely<Database>): ApiKeyRepo {
+export function apiKeyRepo(db: Kysely<Database>, engine: Pick<Engine, 'changeToken' | 'announce'>): ApiKeyRepo {
   return {
     async insert(key) {
       await db.insertInto('api_keys').values(toRow(key)).execute();
+      await engine.announce(db, 'api_keys');
     },
     async update(key) {
       const { id, ...rest } = toRow(key);
       await db.updateTable('api_keys').set(rest).where('id', '=', id).execute();
+      await engine.announce(db, 'api_keys');
     },
+    changeToken: () => engine.changeToken('api_keys'),
     async findByHash(hash) {
       const row = await db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
       return row && toApiKey(row);

@@ -37,11 +37,21 @@ export interface Engine {
    * constraint refused the write; undefined — anything else.
    */
   classify(error: unknown): 'retry' | 'conflict' | undefined;
+  /**
+   * A token that changes whenever `topic` may have changed, in this process or in another one sharing the
+   * database; undefined while the engine cannot tell (then nothing about the topic may be cached).
+   */
+  changeToken(topic: ChangeTopic): Promise<string | undefined>;
+  /** Inside a write transaction: the topic's token changes, here now and in the other processes once it commits. */
+  announce(db: Kysely<Database>, topic: ChangeTopic): Promise<void>;
   /** Connections by state. */
   poolStats(): { total: number; idle: number; waiting: number };
   /** Releases connections and files. */
   close(): Promise<void>;
 }
+
+/** What processes tell each other has changed, so that what they cached about it is dropped. */
+export type ChangeTopic = 'api_keys';
 
 /** Runs of one transaction before a deadlock or serialization failure is reported as a conflict. */
 const TRANSACTION_ATTEMPTS = 5;
@@ -75,7 +85,7 @@ export class SqlStore implements Store {
     private readonly schemaCache = new SchemaCache(),
   ) {
     this.organizations = organizationRepo(db);
-    this.apiKeys = apiKeyRepo(db);
+    this.apiKeys = apiKeyRepo(db, engine);
     this.collections = collectionRepo(db);
     this.fields = fieldRepo(db);
     this.funnels = funnelRepo(db);

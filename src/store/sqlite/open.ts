@@ -6,7 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
 import { migrateToLatest } from '../migrations/index.ts';
 import { SQLITE_TYPES } from '../migrations/column-types.ts';
-import { SqlStore, type Engine } from '../sql/sql-store.ts';
+import { SqlStore, type ChangeTopic, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
 import type { Store } from '../../domain/ports/store.ts';
 
@@ -62,6 +62,9 @@ export async function openSqlite(path: string): Promise<Store> {
   // Without statistics SQLite may build throw-away indexes for correlated probes instead of using ours.
   database.pragma('automatic_index = off');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database) });
+  // data_version moves when another connection (the CLI, another process) commits; this connection's own
+  // writes are counted here.
+  const ownChanges = new Map<ChangeTopic, number>();
   // Kysely's destroy() closes the better-sqlite3 handle itself; BEGIN IMMEDIATE already serialises writers,
   // so there is nothing to lock.
   const engine: Engine = {
@@ -74,6 +77,10 @@ export async function openSqlite(path: string): Promise<Store> {
       if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_')) return 'retry';
       if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return 'conflict';
       return undefined;
+    },
+    changeToken: async (topic) => `${database.pragma('data_version', { simple: true })}:${ownChanges.get(topic) ?? 0}`,
+    announce: async (_db, topic) => {
+      ownChanges.set(topic, (ownChanges.get(topic) ?? 0) + 1);
     },
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: async () => {},
