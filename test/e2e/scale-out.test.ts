@@ -176,7 +176,7 @@ describe('scale-out: two processes, one PostgreSQL database', { skip: !process.e
   });
 
   it('a key revoked by another process is refused by both servers, though each had it cached', async () => {
-    const store = await openStore({ engine: 'postgres', url: database.url });
+    const store = await openStore({ engine: 'postgres', url: database.url, poolSize: 2 });
     try {
       const [org] = await store.organizations.list();
       const { key, token } = await createApiKey(store, org!.id, { name: 'revoked elsewhere' });
