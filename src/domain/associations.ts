@@ -2,7 +2,6 @@
 // links (so deleting an item drops them) and returned with the item's collection.
 import { invalidAt } from './errors.ts';
 import type { LinkTarget, Store } from './ports/store.ts';
-import { itemLock } from './locks.ts';
 
 export interface ItemAssociation {
   id: string;
@@ -43,8 +42,7 @@ export async function checkItemAssociations(
   const meetingIds = new Set(calls ? (await store.meetings.findMany(orgId, inputs.filter((a) => a.type === 'meeting').map((a) => a.id))).map((m) => m.id) : []);
   const ids = inputs.filter((a) => a.type === 'item').map((a) => a.id);
   // Held shared until the write commits: the items cannot be deleted (dropping their links) in between.
-  await store.lock(ids.map(itemLock), 'shared');
-  const items = new Map((await store.items.findMany(orgId, ids)).map((i) => [i.id, i]));
+  const items = new Map((await store.items.findMany(orgId, ids, 'shared')).map((i) => [i.id, i]));
   const collections = new Map((await store.collections.findMany(orgId, [...new Set([...items.values()].map((i) => i.collectionId))])).map((c) => [c.id, c]));
   const result: Association[] = [];
   for (const [i, input] of inputs.entries()) {

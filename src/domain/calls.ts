@@ -20,7 +20,7 @@ import { linkedTags, ORGANIZATION, participantMatches, PERSON, TAG, tagTarget } 
 import { newestNoteOn, type Note } from './notes.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
-import { itemLock, recordLock } from './locks.ts';
+import { recordLock } from './locks.ts';
 
 export const CALL_DIRECTIONS = ['incoming', 'outgoing'] as const;
 export const CALL_PROVIDERS = ['openphone', 'user', 'zoom_phone'] as const;
@@ -208,8 +208,7 @@ async function matchParticipants(store: Store, orgId: string, participants: Stor
     }
   }
   const personIds = [...new Set(personOf.values())];
-  await store.lock(personIds.map(itemLock), 'shared');
-  const persons = new Map((await store.items.findMany(orgId, personIds)).map((i) => [i.id, i]));
+  const persons = new Map((await store.items.findMany(orgId, personIds, 'shared')).map((i) => [i.id, i]));
   const orgIdOf = new Map<string, string>();
   if (orgField) {
     for (const person of persons.values()) {
@@ -218,8 +217,7 @@ async function matchParticipants(store: Store, orgId: string, participants: Stor
     }
   }
   const orgIds = [...new Set(orgIdOf.values())];
-  await store.lock(orgIds.map(itemLock), 'shared');
-  const orgItems = new Set((await store.items.findMany(orgId, orgIds)).filter((i) => i.collectionId === organizations.collection.id).map((i) => i.id));
+  const orgItems = new Set((await store.items.findMany(orgId, orgIds, 'shared')).filter((i) => i.collectionId === organizations.collection.id).map((i) => i.id));
   return participants.map((p) => {
     const personId = personOf.get(p.phone);
     const person = personId === undefined ? undefined : persons.get(personId);

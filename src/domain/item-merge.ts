@@ -18,7 +18,7 @@ import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { Field } from './fields.ts';
 import type { Store } from './ports/store.ts';
-import { itemLock, recordLock, schemaLock } from './locks.ts';
+import { recordLock, schemaLock } from './locks.ts';
 
 export interface MergeInput {
   source: { id: string; type?: string };
@@ -74,8 +74,7 @@ export async function mergeItems(store: Store, principal: Principal, collectionK
     if (sourceId === destinationId) {
       throw invalidAt('/destination/id', 'source and destination must be two different items; an item cannot be merged into itself');
     }
-    await tx.lock([itemLock(sourceId), itemLock(destinationId)]);
-    const found = new Map((await tx.items.findMany(orgId, [sourceId, destinationId])).map((i) => [i.id, i]));
+    const found = new Map((await tx.items.findMany(orgId, [sourceId, destinationId], 'exclusive')).map((i) => [i.id, i]));
     const source = found.get(sourceId);
     const destination = found.get(destinationId);
     if (!source || source.collectionId !== collection.id) throw invalidAt('/source/id', `no item of ${collection.ref} has id "${sourceId}"`);
@@ -91,8 +90,7 @@ export async function mergeItems(store: Store, principal: Principal, collectionK
 
     // Relation values of other items that pointed at the source point at the destination (once).
     const referrerIds = (await tx.items.idsReferencing(orgId, source.id)).filter((id) => id !== destination.id);
-    await tx.lock(referrerIds.map(itemLock));
-    const referrers = await tx.items.findMany(orgId, referrerIds);
+    const referrers = await tx.items.findMany(orgId, referrerIds, 'exclusive');
     const relationFields = (await tx.fields.findMany(orgId, [...new Set(referrers.flatMap((r) => Object.keys(r.values)))])).filter(
       (f) => f.type === 'field/relation',
     );

@@ -7,7 +7,6 @@ import { indexEntries, type Item } from './items.ts';
 import type { Field } from './fields.ts';
 import type { FieldChange } from './item-values.ts';
 import type { Store } from './ports/store.ts';
-import { itemLock } from './locks.ts';
 
 interface ItemPointer {
   id: string;
@@ -25,9 +24,11 @@ export async function resolveRelationTargets(store: Store, orgId: string, change
   // Targets of two-way relations are locked exclusive now, as syncTwoWay will rewrite them: taking them
   // shared first and exclusive later would deadlock two writers pointing at the same target.
   const mirrored = new Set(relationChanges.filter((c) => c.field.config.relationType === 'two_way').flatMap((c) => c.values!.map(idOf)));
-  await store.lock(ids.filter((id) => mirrored.has(id)).map(itemLock));
-  await store.lock(ids.filter((id) => !mirrored.has(id)).map(itemLock), 'shared');
-  const targets = new Map((await store.items.findMany(orgId, ids)).map((t) => [t.id, t]));
+  const found = [
+    ...(await store.items.findMany(orgId, ids.filter((id) => mirrored.has(id)), 'exclusive')),
+    ...(await store.items.findMany(orgId, ids.filter((id) => !mirrored.has(id)), 'shared')),
+  ];
+  const targets = new Map(found.map((t) => [t.id, t]));
   const collections = new Map(
     (await store.collections.findMany(orgId, [...new Set([...targets.values()].map((t) => t.collectionId))])).map((c) => [c.id, c]),
   );
@@ -79,8 +80,7 @@ export async function syncTwoWay(
     const added = [...current].filter((id) => !old.has(id));
     const removed = [...old].filter((id) => !current.has(id));
     if (added.length === 0 && removed.length === 0) continue;
-    await store.lock([...added, ...removed].map(itemLock));
-    for (const target of await store.items.findMany(item.orgId, [...added, ...removed])) {
+    for (const target of await store.items.findMany(item.orgId, [...added, ...removed], 'exclusive')) {
       if (target.id === item.id) continue;
       const mirror = await counterpart(store, field, target);
       if (!mirror) continue;
@@ -99,8 +99,7 @@ export async function syncTwoWay(
 
 /** Removes `targetId` from `field` of the item `itemId` (the far end of a moved one-to-many link). */
 async function unlink(store: Store, itemId: string, field: Field, targetId: string, now: string): Promise<void> {
-  await store.lock([itemLock(itemId)]);
-  const [item] = await store.items.findMany(field.orgId, [itemId]);
+  const [item] = await store.items.findMany(field.orgId, [itemId], 'exclusive');
   if (!item || !item.values[field.id]) return;
   await saveField(store, item, field, item.values[field.id]!.filter((v) => idOf(v) !== targetId), now);
 }
@@ -116,8 +115,7 @@ async function saveField(store: Store, item: Item, field: Field, values: unknown
 export async function removeRelationsTo(store: Store, orgId: string, itemId: string): Promise<void> {
   // New referrers cannot appear meanwhile: they would need the deleted item's lock to check it exists.
   const referrerIds = await store.items.idsReferencing(orgId, itemId);
-  await store.lock(referrerIds.map(itemLock));
-  const referrers = await store.items.findMany(orgId, referrerIds);
+  const referrers = await store.items.findMany(orgId, referrerIds, 'exclusive');
   const fieldIds = [...new Set(referrers.flatMap((r) => Object.keys(r.values)))];
   const relationFields = (await store.fields.findMany(orgId, fieldIds)).filter((f) => f.type === 'field/relation');
   for (const referrer of referrers) {

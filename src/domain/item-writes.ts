@@ -12,8 +12,8 @@ import { removeRelationsTo, resolveRelationTargets, syncTwoWay } from './item-re
 import { indexEntries, indexKey, type Item } from './items.ts';
 import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
-import type { Store } from './ports/store.ts';
-import { itemLock, schemaLock, valueLock } from './locks.ts';
+import type { LockMode, Store } from './ports/store.ts';
+import { schemaLock, valueLock } from './locks.ts';
 
 /** Identifier values one upsert may match on; each is an index lookup inside the write transaction. */
 const MAX_IDENTIFIERS = 100;
@@ -32,8 +32,9 @@ export interface UpsertInput {
   values?: Record<string, unknown>;
 }
 
-export async function findItem(store: Store, schema: CollectionSchema, id: string): Promise<Item> {
-  const [item] = await store.items.findMany(schema.collection.orgId, [id]);
+/** The item `id` of the schema's collection, locked exclusive when `lock` says so; 404 when there is none. */
+export async function findItem(store: Store, schema: CollectionSchema, id: string, lock?: LockMode): Promise<Item> {
+  const [item] = await store.items.findMany(schema.collection.orgId, [id], lock);
   if (!item || item.collectionId !== schema.collection.id) throw notFound();
   return item;
 }
@@ -59,9 +60,8 @@ export async function updateItem(
   return store.transaction(async (tx) => {
     await tx.lock([schemaLock(principal.orgId)], 'shared');
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
-    // Read after the lock: a concurrent update of the item is either complete or not begun.
-    await tx.lock([itemLock(id)]);
-    const item = await findItem(tx, schema, id);
+    // Read under its lock: a concurrent update of the item is either complete or not begun.
+    const item = await findItem(tx, schema, id, 'exclusive');
     const changes = parseValueMap(schema, input.values);
     return { item: await changeItem(tx, schema, item, changes, strategies, timestamp(clock)), schema };
   });
@@ -72,8 +72,7 @@ export async function deleteItem(store: Store, principal: Principal, collectionK
     await tx.lock([schemaLock(principal.orgId)], 'shared');
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
     // Exclusive on the item: writers pointing relations at it hold it (shared) while they check it exists.
-    await tx.lock([itemLock(id)]);
-    const item = await findItem(tx, schema, id);
+    const item = await findItem(tx, schema, id, 'exclusive');
     await tx.items.delete(principal.orgId, item.id);
     await removeRelationsTo(tx, principal.orgId, item.id);
     // Notes, files (and later calls, meetings) associated with the item no longer list it.
@@ -115,9 +114,8 @@ export async function upsertItem(
     const changes = parseValueMap(schema, input.values ?? {});
     const now = timestamp(clock);
     const matched = matches.size === 0 ? undefined : [...matches][0]!;
-    if (matched !== undefined) await tx.lock([itemLock(matched)]);
-    // Read after its lock; an item deleted meanwhile leaves nothing to update, so the upsert creates.
-    const [item] = matched === undefined ? [] : await tx.items.findMany(principal.orgId, [matched]);
+    // Read under its lock; an item deleted meanwhile leaves nothing to update, so the upsert creates.
+    const [item] = matched === undefined ? [] : await tx.items.findMany(principal.orgId, [matched], 'exclusive');
     if (!item || item.collectionId !== schema.collection.id) {
       const named = new Set(changes.map((c) => c.field.id));
       const all = [...identifiers.filter((c) => !named.has(c.field.id)), ...changes];
@@ -158,7 +156,7 @@ async function changeItem(
   await checkUnique(store, schema, next, changes);
   // Only the fields the request touched get new index entries.
   const touched = changes.map((c) => c.field);
-  await store.items.update(next, indexEntries(touched, after), touched.map((f) => f.id));
+  await store.items.update(next, indexEntries(touched, after), touched.map((f) => f.id), indexEntries(touched, before));
   await syncTwoWay(store, next, schema.collection.ref, schema.fields, before, after, now);
   return next;
 }

@@ -1,5 +1,6 @@
 // The keys writers lock (store.lock) where a read-check-write cannot be expressed as a constraint. Each key is
-// as narrow as its invariant: the organization's schema, one item, one unique value or identifier of a field.
+// as narrow as its invariant: the organization's schema, one unique value or identifier of a field, one record.
+// Items need no key: the row is its own lock (`store.items.findMany(…, lock)`).
 // The keys are opaque to the store; they only have to be equal for writers that must not interleave.
 import type { Field } from './fields.ts';
 import { indexKey } from './items.ts';
@@ -10,9 +11,6 @@ import { indexKey } from './items.ts';
  * schema change (a field turning unique, a funnel losing a step).
  */
 export const schemaLock = (orgId: string): string => orgId;
-
-/** One item's document: read, changed and saved by one writer at a time (no lost updates). */
-export const itemLock = (itemId: string): string => `item:${itemId}`;
 
 /** One value of one field, as the index compares it: upserts matching on it, unique checks of it. */
 export function valueLock(field: Field, value: unknown): string {

@@ -18,7 +18,7 @@ import { parseValue, ValueProblem } from './field-types/index.ts';
 import { parseDateTime } from './field-types/dates.ts';
 import { checkTagPointers, type Tag } from './tagsets.ts';
 import { linkedTags, ORGANIZATION, participantMatches, PERSON, TAG, tagTarget } from './participants.ts';
-import { itemLock, recordLock } from './locks.ts';
+import { recordLock } from './locks.ts';
 import type { ItemAssociation } from './associations.ts';
 import { newestNoteOn, type Note } from './notes.ts';
 import type { Page, PageRequest } from './pagination.ts';
@@ -189,8 +189,7 @@ async function linkMatches(store: Store, orgId: string, participants: Participan
   }
   // Held shared until the write commits: a matched item cannot be deleted (dropping its links) in between.
   const ids = [...new Set([...matches.values()].flatMap((m) => [m.person, m.organization].filter((id): id is string => id !== undefined)))];
-  await store.lock(ids.map(itemLock), 'shared');
-  const live = new Set((await store.items.findMany(orgId, ids)).map((i) => i.id));
+  const live = new Set((await store.items.findMany(orgId, ids, 'shared')).map((i) => i.id));
   for (const p of participants) {
     const m = matches.get(p.id)!;
     await store.links.replace(orgId, PARTICIPANT, p.id, PERSON, m.person && live.has(m.person) ? [{ type: 'item', id: m.person }] : []);

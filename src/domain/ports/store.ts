@@ -73,10 +73,18 @@ export interface FunnelRepo {
 
 export interface ItemRepo {
   insert(item: Item, entries: IndexEntry[]): Promise<void>;
-  /** Saves the document; replaces the index entries of `fieldIds` (all of them with undefined). */
-  update(item: Item, entries: IndexEntry[], fieldIds?: string[]): Promise<void>;
+  /**
+   * Saves the document; replaces the index entries of `fieldIds` (all of them with undefined). Given the
+   * entries those fields had before (`previous`), only the entries that differ are written.
+   */
+  update(item: Item, entries: IndexEntry[], fieldIds?: string[], previous?: IndexEntry[]): Promise<void>;
   delete(orgId: string, id: string): Promise<void>;
-  findMany(orgId: string, ids: string[]): Promise<Item[]>;
+  /**
+   * The items of the organization among `ids`, in that order. With `lock`, each found item stays locked until
+   * the transaction ends — exclusive to change or delete it, shared while only its existence matters — in
+   * every process sharing the database; the items returned are then their latest committed state.
+   */
+  findMany(orgId: string, ids: string[], lock?: LockMode): Promise<Item[]>;
   /** A page of the collection's items matching the query, in its sort order. */
   query(orgId: string, query: ItemQuery, page: PageRequest): Promise<Page<Item>>;
   /** Items with any value in these fields. */

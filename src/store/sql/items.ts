@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { queryItems } from './item-queries.ts';
 import type { IndexEntry, Item } from '../../domain/items.ts';
-import type { ItemRepo } from '../../domain/ports/store.ts';
+import type { ItemRepo, LockMode } from '../../domain/ports/store.ts';
 import type { Database, ItemsTable } from './schema.ts';
 
 const toItem = (row: Selectable<ItemsTable>): Item => ({
@@ -26,12 +26,52 @@ const indexRows = (itemId: string, entries: IndexEntry[]) =>
 
 const BATCH = 500;
 
-export function itemRepo(db: Kysely<Database>): ItemRepo {
+const sameKey = (a: IndexEntry, b: IndexEntry) => a.text === b.text && a.num === b.num && (a.suffix ?? null) === (b.suffix ?? null);
+
+export function itemRepo(db: Kysely<Database>, rowLocks: boolean): ItemRepo {
   const insertIndex = async (itemId: string, entries: IndexEntry[]) => {
     for (let i = 0; i < entries.length; i += BATCH) {
       await db.insertInto('item_values').values(indexRows(itemId, entries.slice(i, i + BATCH))).execute();
     }
   };
+  /** Writes entries over whatever the same field and position held. */
+  const upsertIndex = async (itemId: string, entries: IndexEntry[]) => {
+    for (let i = 0; i < entries.length; i += BATCH) {
+      await db
+        .insertInto('item_values')
+        .values(indexRows(itemId, entries.slice(i, i + BATCH)))
+        .onConflict((oc) =>
+          oc.columns(['item_id', 'field_id', 'position']).doUpdateSet((eb) => ({
+            key_text: eb.ref('excluded.key_text'),
+            key_rev: eb.ref('excluded.key_rev'),
+            key_num: eb.ref('excluded.key_num'),
+          })),
+        )
+        .execute();
+    }
+  };
+  /**
+   * Turns the index entries of `fieldIds` from `previous` into `entries` with the fewest statements: the
+   * entries that differ are upserted, and positions past a field's new last value deleted.
+   */
+  const rewriteIndex = async (itemId: string, fieldIds: string[], entries: IndexEntry[], previous: IndexEntry[]) => {
+    const before = new Map(previous.map((e) => [`${e.fieldId}/${e.position}`, e]));
+    const changed = entries.filter((e) => {
+      const old = before.get(`${e.fieldId}/${e.position}`);
+      return !old || !sameKey(old, e);
+    });
+    if (changed.length > 0) await upsertIndex(itemId, changed);
+    const count = (list: IndexEntry[], fieldId: string) => list.filter((e) => e.fieldId === fieldId).length;
+    const shrunk = fieldIds.map((fieldId) => ({ fieldId, kept: count(entries, fieldId) })).filter(({ fieldId, kept }) => kept < count(previous, fieldId));
+    if (shrunk.length === 0) return;
+    await db
+      .deleteFrom('item_values')
+      .where('item_id', '=', itemId)
+      .where((eb) => eb.or(shrunk.map(({ fieldId, kept }) => eb.and([eb('field_id', '=', fieldId), eb('position', '>=', kept)]))))
+      .execute();
+  };
+  /** Locks the rows a read returns, in id order so that two transactions locking overlapping sets cannot deadlock. */
+  const locking = (mode: LockMode | undefined) => (rowLocks ? mode : undefined);
   /** Item ids of the organization among `ids` (index rows carry no organization of their own). */
   const ownedIds = (orgId: string) => db.selectFrom('items').select('id').where('org_id', '=', orgId);
   /** Distinct ids of the organization's items that have index rows matching what the caller adds. */
@@ -62,13 +102,14 @@ export function itemRepo(db: Kysely<Database>): ItemRepo {
         .execute();
       if (entries.length > 0) await insertIndex(item.id, entries);
     },
-    async update(item, entries, fieldIds) {
+    async update(item, entries, fieldIds, previous) {
       await db
         .updateTable('items')
         .set({ doc: JSON.stringify(item.values), updated_at: item.updatedAt })
         .where('id', '=', item.id)
         .where('org_id', '=', item.orgId)
         .execute();
+      if (fieldIds !== undefined && previous !== undefined) return rewriteIndex(item.id, fieldIds, entries.filter((e) => fieldIds.includes(e.fieldId)), previous);
       let removal = db.deleteFrom('item_values').where('item_id', '=', item.id);
       if (fieldIds !== undefined) {
         if (fieldIds.length === 0) return;
@@ -82,11 +123,18 @@ export function itemRepo(db: Kysely<Database>): ItemRepo {
       await db.deleteFrom('item_values').where('item_id', 'in', ownedIds(orgId).where('id', '=', id)).execute();
       await db.deleteFrom('items').where('org_id', '=', orgId).where('id', '=', id).execute();
     },
-    async findMany(orgId, ids) {
+    async findMany(orgId, ids, lock) {
       const rows: Selectable<ItemsTable>[] = [];
-      for (let i = 0; i < ids.length; i += BATCH) {
-        const batch = ids.slice(i, i + BATCH);
-        rows.push(...(await db.selectFrom('items').selectAll().where('org_id', '=', orgId).where('id', 'in', batch).execute()));
+      const mode = locking(lock);
+      // Locks are taken batch after batch, so the batches follow one global order too.
+      const ordered = mode ? [...new Set(ids)].sort() : ids;
+      for (let i = 0; i < ordered.length; i += BATCH) {
+        const batch = ordered.slice(i, i + BATCH);
+        const read = db.selectFrom('items').selectAll().where('org_id', '=', orgId).where('id', 'in', batch);
+        if (mode === undefined) rows.push(...(await read.execute()));
+        // KEY SHARE holders coexist and keep the row from being deleted or locked FOR UPDATE until they end.
+        else if (mode === 'shared') rows.push(...(await read.orderBy('id').forKeyShare().execute()));
+        else rows.push(...(await read.orderBy('id').forUpdate().execute()));
       }
       const byId = new Map(rows.map((r) => [r.id, toItem(r)]));
       return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));

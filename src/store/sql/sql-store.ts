@@ -26,6 +26,11 @@ import { searchRepo } from './search.ts';
 export interface Engine {
   readonly name: string;
   /**
+   * Whether reads can lock the rows they return (`FOR UPDATE`, `FOR KEY SHARE`). An engine without them must
+   * serialise write transactions (SQLite), where such locks would change nothing.
+   */
+  readonly rowLocks: boolean;
+  /**
    * Takes transaction-scoped locks on these keys (sorted, distinct), in this order, waiting for other
    * transactions' conflicting locks, in every process sharing the database. An engine whose write
    * transactions already exclude each other (SQLite) needs to do nothing.
@@ -89,7 +94,7 @@ export class SqlStore implements Store {
     this.collections = collectionRepo(db);
     this.fields = fieldRepo(db);
     this.funnels = funnelRepo(db);
-    this.items = itemRepo(db);
+    this.items = itemRepo(db, engine.rowLocks);
     this.activities = activityRepo(db);
     this.tagsets = recordRepo(db, 'tagsets', tagsetMapping);
     this.notes = recordRepo(db, 'notes', noteMapping);

@@ -69,6 +69,7 @@ export async function openSqlite(path: string): Promise<Store> {
   // so there is nothing to lock.
   const engine: Engine = {
     name: 'sqlite',
+    rowLocks: false,
     lock: async () => {},
     classify: (error) => {
       const code = (error as { code?: unknown })?.code;
