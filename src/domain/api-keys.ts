@@ -79,6 +79,8 @@ export async function ensureApiKey(store: Store, orgId: string, token: string, c
   if (problem) throw new AppError('validation_failed', `TYCHO_API_KEY ${problem}`);
   return store.transaction(async (tx) => {
     const hash = hashToken(token);
+    // Two processes starting on one new database with the same key: one inserts it, the other finds it.
+    await tx.lock([`api-key:${hash}`]);
     const existing = await tx.apiKeys.findByHash(hash);
     if (existing) {
       const restored: ApiKey = { ...existing, orgId, readOnly: false, revokedAt: null };
@@ -97,7 +99,7 @@ export async function ensureApiKey(store: Store, orgId: string, token: string, c
     };
     await tx.apiKeys.insert(key);
     return key;
-  }, `api-key:${hashToken(token)}`);
+  });
 }
 
 /** The principal a bearer token stands for, or null when it is unknown or revoked. */

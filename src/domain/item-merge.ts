@@ -18,7 +18,7 @@ import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { Field } from './fields.ts';
 import type { Store } from './ports/store.ts';
-import { recordLock, schemaLock } from './locks.ts';
+import { recordLock } from './locks.ts';
 
 export interface MergeInput {
   source: { id: string; type?: string };
@@ -66,7 +66,7 @@ function combine(fields: Field[], source: Item, destination: Item): { values: It
 export async function mergeItems(store: Store, principal: Principal, collectionKey: string, input: MergeInput, clock?: Clock): Promise<ItemView> {
   const orgId = principal.orgId;
   return store.transaction(async (tx) => {
-    await tx.lock([schemaLock(orgId)], 'shared');
+    await tx.lockSchema(orgId, 'shared');
     const schema = await loadSchema(tx, orgId, collectionKey);
     const { collection } = schema;
     const sourceId = input.source.id;

@@ -13,7 +13,7 @@ import { indexEntries, indexKey, type Item } from './items.ts';
 import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { LockMode, Store } from './ports/store.ts';
-import { schemaLock, valueLock } from './locks.ts';
+import { valueLock } from './locks.ts';
 
 /** Identifier values one upsert may match on; each is an index lookup inside the write transaction. */
 const MAX_IDENTIFIERS = 100;
@@ -41,7 +41,7 @@ export async function findItem(store: Store, schema: CollectionSchema, id: strin
 
 export async function createItem(store: Store, principal: Principal, collectionKey: string, input: ValuesInput, clock?: Clock): Promise<ItemView> {
   return store.transaction(async (tx) => {
-    await tx.lock([schemaLock(principal.orgId)], 'shared');
+    await tx.lockSchema(principal.orgId, 'shared');
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
     const changes = parseValueMap(schema, input.values);
     return { item: await insertItem(tx, principal, schema, changes, timestamp(clock)), schema };
@@ -58,7 +58,7 @@ export async function updateItem(
   clock?: Clock,
 ): Promise<ItemView> {
   return store.transaction(async (tx) => {
-    await tx.lock([schemaLock(principal.orgId)], 'shared');
+    await tx.lockSchema(principal.orgId, 'shared');
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
     // Read under its lock: a concurrent update of the item is either complete or not begun.
     const item = await findItem(tx, schema, id, 'exclusive');
@@ -69,7 +69,7 @@ export async function updateItem(
 
 export async function deleteItem(store: Store, principal: Principal, collectionKey: string, id: string): Promise<void> {
   await store.transaction(async (tx) => {
-    await tx.lock([schemaLock(principal.orgId)], 'shared');
+    await tx.lockSchema(principal.orgId, 'shared');
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
     // Exclusive on the item: writers pointing relations at it hold it (shared) while they check it exists.
     const item = await findItem(tx, schema, id, 'exclusive');
@@ -90,7 +90,7 @@ export async function upsertItem(
   clock?: Clock,
 ): Promise<ItemView & { created: boolean }> {
   return store.transaction(async (tx) => {
-    await tx.lock([schemaLock(principal.orgId)], 'shared');
+    await tx.lockSchema(principal.orgId, 'shared');
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
     const identifiers = parseValueMap(schema, input.identifiers, '/identifiers').filter((c) => c.values);
     const identifierCount = identifiers.reduce((n, c) => n + (c.values?.length ?? 0), 0);

@@ -1,16 +1,9 @@
 // The keys writers lock (store.lock) where a read-check-write cannot be expressed as a constraint. Each key is
-// as narrow as its invariant: the organization's schema, one unique value or identifier of a field, one record.
-// Items need no key: the row is its own lock (`store.items.findMany(…, lock)`).
+// as narrow as its invariant: one unique value or identifier of a field, one record. Items need no key: the
+// row is its own lock (`store.items.findMany(…, lock)`); nor does an organization's schema (`store.lockSchema`).
 // The keys are opaque to the store; they only have to be equal for writers that must not interleave.
 import type { Field } from './fields.ts';
 import { indexKey } from './items.ts';
-
-/**
- * What the organization's item values mean (collections, fields, funnels). Schema changes take it exclusive
- * (`store.transaction(fn, orgId)`); item writes take it shared, so they run side by side but never across a
- * schema change (a field turning unique, a funnel losing a step).
- */
-export const schemaLock = (orgId: string): string => orgId;
 
 /** One value of one field, as the index compares it: upserts matching on it, unique checks of it. */
 export function valueLock(field: Field, value: unknown): string {

@@ -31,6 +31,8 @@ export async function ensureOrganization(
 ): Promise<{ organization: Organization; created: boolean }> {
   const orgName = checkOrganizationName(name);
   return store.transaction(async (tx) => {
+    // Two processes starting on one new database: one creates the organization, the other finds it.
+    await tx.lock([`organization-name:${orgName}`]);
     const existing = await tx.organizations.findByName(orgName);
     if (existing) return { organization: existing, created: false };
     const organization: Organization = { id: newId(), name: orgName, createdAt: timestamp(clock) };
@@ -39,5 +41,5 @@ export async function ensureOrganization(
       await createCollectionWithFields(tx, organization.id, spec, clock);
     }
     return { organization, created: true };
-  }, `organization-name:${orgName}`);
+  });
 }

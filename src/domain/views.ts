@@ -8,7 +8,7 @@ import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { findCollection, type Collection } from './collections.ts';
 import { prepareQuery, runQuery, type ItemPage, type PreparedQuery } from './item-reads.ts';
-import { recordLock, schemaLock } from './locks.ts';
+import { recordLock } from './locks.ts';
 import type { Principal } from './api-keys.ts';
 import type { PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
@@ -108,7 +108,7 @@ export async function createView(store: Store, principal: Principal, collectionK
   if (name.length > NAME_MAX) throw invalidAt('/name', `name must be at most ${NAME_MAX} characters`);
   const orgId = principal.orgId;
   return store.transaction(async (tx) => {
-    await tx.lock([schemaLock(orgId)], 'shared');
+    await tx.lockSchema(orgId, 'shared');
     const prepared = await prepareQuery(tx, orgId, collectionKey, { filter: input.filter, sort: input.sort ?? [] }, (i) => ({ pointer: `/sort/${i}` }));
     const collection = prepared.schema.collection;
     await viewsOfCollection(tx, orgId, collection, clock);

@@ -81,8 +81,9 @@ export interface ItemRepo {
   delete(orgId: string, id: string): Promise<void>;
   /**
    * The items of the organization among `ids`, in that order. With `lock`, each found item stays locked until
-   * the transaction ends — exclusive to change or delete it, shared while only its existence matters — in
-   * every process sharing the database; the items returned are then their latest committed state.
+   * the transaction ends, in every process sharing the database: exclusive to change or delete it (the items
+   * returned are then their latest committed state), shared while only its existence matters (it cannot be
+   * deleted before the transaction ends).
    */
   findMany(orgId: string, ids: string[], lock?: LockMode): Promise<Item[]>;
   /** A page of the collection's items matching the query, in its sort order. */
@@ -223,10 +224,17 @@ export interface Store {
    * Runs `fn` in one transaction; inside a transaction, joins it. Throwing rolls everything back. A
    * transaction the database aborts to break a deadlock or a serialization conflict runs again (a few times),
    * so `fn` must have no effects outside the store; a unique constraint's refusal becomes a `conflict`.
-   * `exclusiveOn` takes `lock([exclusiveOn])` first: with an organization id, the organization's schema lock,
-   * for schema changes (item writes hold it shared, see `domain/locks.ts`).
+   * `schemaOf`: the organization whose schema the transaction changes; its schema is locked exclusive first.
    */
-  transaction<T>(fn: (tx: Store) => Promise<T>, exclusiveOn?: string): Promise<T>;
+  transaction<T>(fn: (tx: Store) => Promise<T>, schemaOf?: string): Promise<T>;
+  /**
+   * Inside a transaction: holds what the organization's item values mean (its collections, fields and
+   * funnels) until the transaction ends, in every process sharing the database. Schema changes hold it
+   * exclusive (`transaction(fn, orgId)`); item writes hold it shared, so they run side by side but never
+   * across a schema change (a field turning unique, a step removed), and `loadSchema` then reads the schema
+   * as of the lock.
+   */
+  lockSchema(orgId: string, mode: LockMode): Promise<void>;
   /**
    * Inside a transaction: waits for locks on these keys and holds them until the transaction ends, across
    * every process sharing the database. An exclusive lock excludes every other lock on its key; shared locks

@@ -13,6 +13,11 @@ export async function bumpSchemaTag(db: Kysely<Database>, orgId: string): Promis
   await db.updateTable('organizations').set({ schema_tag: newId() }).where('id', '=', orgId).execute();
 }
 
+export async function readSchemaTag(db: Kysely<Database>, orgId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('organizations').select('schema_tag').where('id', '=', orgId).executeTakeFirst();
+  return row?.schema_tag;
+}
+
 export class SchemaCache {
   private readonly entries = new Map<string, { tag: string; parts: SchemaParts }>();
 
@@ -20,18 +25,19 @@ export class SchemaCache {
     db: Kysely<Database>,
     orgId: string,
     collectionKey: string,
+    knownTag: string | undefined,
     load: () => Promise<SchemaParts | undefined>,
   ): Promise<SchemaParts | undefined> {
-    const row = await db.selectFrom('organizations').select('schema_tag').where('id', '=', orgId).executeTakeFirst();
-    if (!row) return undefined;
+    const tag = knownTag ?? (await readSchemaTag(db, orgId));
+    if (tag === undefined) return undefined;
     const key = `${orgId}/${collectionKey}`;
     const hit = this.entries.get(key);
-    if (hit && hit.tag === row.schema_tag) return hit.parts;
+    if (hit && hit.tag === tag) return hit.parts;
     const parts = await load();
     if (parts) {
       this.entries.delete(key);
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, { tag: row.schema_tag, parts });
+      this.entries.set(key, { tag, parts });
     }
     return parts;
   }

@@ -37,6 +37,11 @@ export interface Engine {
    */
   lock(db: Kysely<Database>, keys: readonly string[], mode: LockMode): Promise<void>;
   /**
+   * Takes `key` shared, as lock() does, and then reads the organization's schema tag as the lock found it —
+   * in one statement where the engine can. Undefined when there is no such organization.
+   */
+  lockSharedAndReadTag(db: Kysely<Database>, key: string, orgId: string): Promise<string | undefined>;
+  /**
    * What a driver error means, read from its code: `retry` — the database aborted the transaction to break a
    * deadlock, a serialization conflict or a busy lock, and running it again may succeed; `conflict` — a unique
    * constraint refused the write; undefined — anything else.
@@ -83,6 +88,9 @@ export class SqlStore implements Store {
   readonly search;
   readonly settings;
 
+  /** Schema tags read under a shared schema lock in this transaction, by organization. */
+  private readonly heldSchemaTags = new Map<string, string>();
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
@@ -111,13 +119,13 @@ export class SqlStore implements Store {
     this.settings = settingsRepo(db);
   }
 
-  async transaction<T>(fn: (tx: Store) => Promise<T>, exclusiveOn?: string): Promise<T> {
+  async transaction<T>(fn: (tx: Store) => Promise<T>, schemaOf?: string): Promise<T> {
     if (this.inTransaction) return fn(this);
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.db.transaction().execute(async (trx: Transaction<Database>) => {
           const tx = new SqlStore(trx, this.engine, true, this.schemaCache);
-          if (exclusiveOn !== undefined) await tx.lock([exclusiveOn]);
+          if (schemaOf !== undefined) await tx.lockSchema(schemaOf, 'exclusive');
           return fn(tx);
         });
       } catch (error) {
@@ -142,8 +150,17 @@ export class SqlStore implements Store {
     if (sorted.length > 0) await this.engine.lock(this.db, sorted, mode);
   }
 
+  async lockSchema(orgId: string, mode: LockMode): Promise<void> {
+    if (!this.inTransaction) throw new Error('store.lockSchema() is only meaningful inside store.transaction()');
+    // The organization's id is the key; no other lock key is a bare id.
+    if (mode === 'exclusive') return this.engine.lock(this.db, [orgId], mode);
+    const tag = await this.engine.lockSharedAndReadTag(this.db, orgId, orgId);
+    if (tag !== undefined) this.heldSchemaTags.set(orgId, tag);
+  }
+
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined> {
-    return this.schemaCache.get(this.db, orgId, collectionKey, async () => {
+    // Under a shared schema lock the tag cannot change before the transaction ends: no need to read it again.
+    return this.schemaCache.get(this.db, orgId, collectionKey, this.heldSchemaTags.get(orgId), async () => {
       const collection = await this.collections.find(orgId, collectionKey);
       if (!collection) return undefined;
       const fields = await this.fields.listByCollection(orgId, collection.id);
