@@ -5,6 +5,8 @@ import { mapPage } from '../../domain/pagination.ts';
 import type { ActivityRepo } from '../../domain/ports/store.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';
+import { writeTogether } from './write-together.ts';
+import type { Engine } from './sql-store.ts';
 
 const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
   id: r.id,
@@ -14,33 +16,30 @@ const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
   constituents: JSON.parse(r.constituents),
 });
 
-export function activityRepo(db: Kysely<Database>): ActivityRepo {
+export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writableCtes'>): ActivityRepo {
   return {
     async insert(activity) {
-      await db
-        .insertInto('activities')
-        .values({
-          id: activity.id,
-          org_id: activity.orgId,
-          type: activity.type,
-          occurred_at: activity.occurredAt,
-          constituents: JSON.stringify(activity.constituents),
-        })
-        .execute();
-      if (activity.constituents.length === 0) return;
-      await db
-        .insertInto('activity_entities')
-        .values(
-          activity.constituents.map((c) => ({
-            activity_id: activity.id,
+      const feedRows = activity.constituents.map((c) => ({
+        activity_id: activity.id,
+        org_id: activity.orgId,
+        entity_type: c.entity.type,
+        entity_id: c.entity.id,
+        relation: c.relation,
+        occurred_at: activity.occurredAt,
+      }));
+      await writeTogether(
+        db,
+        engine.writableCtes,
+        (q) =>
+          q.insertInto('activities').values({
+            id: activity.id,
             org_id: activity.orgId,
-            entity_type: c.entity.type,
-            entity_id: c.entity.id,
-            relation: c.relation,
+            type: activity.type,
             occurred_at: activity.occurredAt,
-          })),
-        )
-        .execute();
+            constituents: JSON.stringify(activity.constituents),
+          }),
+        feedRows.length === 0 ? undefined : (q) => q.insertInto('activity_entities').values(feedRows),
+      );
     },
     async listByEntity(orgId, entityType, entityId) {
       const rows = await db

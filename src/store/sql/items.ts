@@ -1,9 +1,11 @@
 // Items table (the values document) and the item_values index kept beside it.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { queryItems } from './item-queries.ts';
 import type { IndexEntry, Item } from '../../domain/items.ts';
 import type { ItemRepo, LockMode } from '../../domain/ports/store.ts';
 import type { Database, ItemsTable } from './schema.ts';
+import type { Engine } from './sql-store.ts';
+import { writeTogether, type Write } from './write-together.ts';
 
 const toItem = (row: Selectable<ItemsTable>): Item => ({
   id: row.id,
@@ -28,50 +30,43 @@ const BATCH = 500;
 
 const sameKey = (a: IndexEntry, b: IndexEntry) => a.text === b.text && a.num === b.num && (a.suffix ?? null) === (b.suffix ?? null);
 
-export function itemRepo(db: Kysely<Database>, rowLocks: boolean): ItemRepo {
-  const insertIndex = async (itemId: string, entries: IndexEntry[]) => {
-    for (let i = 0; i < entries.length; i += BATCH) {
-      await db.insertInto('item_values').values(indexRows(itemId, entries.slice(i, i + BATCH))).execute();
-    }
-  };
-  /** Writes entries over whatever the same field and position held. */
-  const upsertIndex = async (itemId: string, entries: IndexEntry[]) => {
-    for (let i = 0; i < entries.length; i += BATCH) {
-      await db
-        .insertInto('item_values')
-        .values(indexRows(itemId, entries.slice(i, i + BATCH)))
-        .onConflict((oc) =>
-          oc.columns(['item_id', 'field_id', 'position']).doUpdateSet((eb) => ({
-            key_text: eb.ref('excluded.key_text'),
-            key_rev: eb.ref('excluded.key_rev'),
-            key_num: eb.ref('excluded.key_num'),
-          })),
-        )
-        .execute();
-    }
-  };
-  /**
-   * Turns the index entries of `fieldIds` from `previous` into `entries` with the fewest statements: the
-   * entries that differ are upserted, and positions past a field's new last value deleted.
-   */
-  const rewriteIndex = async (itemId: string, fieldIds: string[], entries: IndexEntry[], previous: IndexEntry[]) => {
-    const before = new Map(previous.map((e) => [`${e.fieldId}/${e.position}`, e]));
-    const changed = entries.filter((e) => {
-      const old = before.get(`${e.fieldId}/${e.position}`);
-      return !old || !sameKey(old, e);
-    });
-    if (changed.length > 0) await upsertIndex(itemId, changed);
-    const count = (list: IndexEntry[], fieldId: string) => list.filter((e) => e.fieldId === fieldId).length;
-    const shrunk = fieldIds.map((fieldId) => ({ fieldId, kept: count(entries, fieldId) })).filter(({ fieldId, kept }) => kept < count(previous, fieldId));
-    if (shrunk.length === 0) return;
-    await db
-      .deleteFrom('item_values')
-      .where('item_id', '=', itemId)
-      .where((eb) => eb.or(shrunk.map(({ fieldId, kept }) => eb.and([eb('field_id', '=', fieldId), eb('position', '>=', kept)]))))
-      .execute();
+/** Index rows, inserted. */
+const insertRows = (q: QueryCreator<Database>, itemId: string, entries: IndexEntry[]) => q.insertInto('item_values').values(indexRows(itemId, entries));
+
+/** Index rows, written over whatever the same field and position held. */
+const upsertRows = (q: QueryCreator<Database>, itemId: string, entries: IndexEntry[]) =>
+  insertRows(q, itemId, entries).onConflict((oc) =>
+    oc.columns(['item_id', 'field_id', 'position']).doUpdateSet((eb) => ({
+      key_text: eb.ref('excluded.key_text'),
+      key_rev: eb.ref('excluded.key_rev'),
+      key_num: eb.ref('excluded.key_num'),
+    })),
+  );
+
+/**
+ * What turns the index entries of `fieldIds` from `previous` into `entries`: the entries that differ (to
+ * upsert), and per field that lost values, the first position to delete.
+ */
+function indexChange(fieldIds: string[], entries: IndexEntry[], previous: IndexEntry[]) {
+  const before = new Map(previous.map((e) => [`${e.fieldId}/${e.position}`, e]));
+  const changed = entries.filter((e) => {
+    const old = before.get(`${e.fieldId}/${e.position}`);
+    return !old || !sameKey(old, e);
+  });
+  const count = (list: IndexEntry[], fieldId: string) => list.filter((e) => e.fieldId === fieldId).length;
+  const shrunk = fieldIds.map((fieldId) => ({ fieldId, kept: count(entries, fieldId) })).filter(({ fieldId, kept }) => kept < count(previous, fieldId));
+  return { changed, shrunk };
+}
+
+export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' | 'writableCtes'>): ItemRepo {
+  /** Writes the item's row with `head`, and index rows with `rows`: the first batch in the same statement where the engine can. */
+  const withIndexRows = async (head: Write, itemId: string, entries: IndexEntry[], rows: typeof insertRows) => {
+    const first = entries.slice(0, BATCH);
+    await writeTogether(db, engine.writableCtes, head, first.length === 0 ? undefined : (q) => rows(q, itemId, first));
+    for (let i = BATCH; i < entries.length; i += BATCH) await rows(db, itemId, entries.slice(i, i + BATCH)).execute();
   };
   /** Locks the rows a read returns, in id order so that two transactions locking overlapping sets cannot deadlock. */
-  const locking = (mode: LockMode | undefined) => (rowLocks ? mode : undefined);
+  const locking = (mode: LockMode | undefined) => (engine.rowLocks ? mode : undefined);
   /** Item ids of the organization among `ids` (index rows carry no organization of their own). */
   const ownedIds = (orgId: string) => db.selectFrom('items').select('id').where('org_id', '=', orgId);
   /** Distinct ids of the organization's items that have index rows matching what the caller adds. */
@@ -89,35 +84,37 @@ export function itemRepo(db: Kysely<Database>, rowLocks: boolean): ItemRepo {
 
   return {
     async insert(item, entries) {
-      await db
-        .insertInto('items')
-        .values({
-          id: item.id,
-          org_id: item.orgId,
-          collection_id: item.collectionId,
-          doc: JSON.stringify(item.values),
-          created_at: item.createdAt,
-          updated_at: item.updatedAt,
-        })
-        .execute();
-      if (entries.length > 0) await insertIndex(item.id, entries);
+      const row = {
+        id: item.id,
+        org_id: item.orgId,
+        collection_id: item.collectionId,
+        doc: JSON.stringify(item.values),
+        created_at: item.createdAt,
+        updated_at: item.updatedAt,
+      };
+      await withIndexRows((q) => q.insertInto('items').values(row), item.id, entries, insertRows);
     },
     async update(item, entries, fieldIds, previous) {
-      await db
-        .updateTable('items')
-        .set({ doc: JSON.stringify(item.values), updated_at: item.updatedAt })
-        .where('id', '=', item.id)
-        .where('org_id', '=', item.orgId)
-        .execute();
-      if (fieldIds !== undefined && previous !== undefined) return rewriteIndex(item.id, fieldIds, entries.filter((e) => fieldIds.includes(e.fieldId)), previous);
-      let removal = db.deleteFrom('item_values').where('item_id', '=', item.id);
-      if (fieldIds !== undefined) {
-        if (fieldIds.length === 0) return;
-        removal = removal.where('field_id', 'in', fieldIds);
-      }
-      await removal.execute();
+      const saveDoc: Write = (q) =>
+        q.updateTable('items').set({ doc: JSON.stringify(item.values), updated_at: item.updatedAt }).where('id', '=', item.id).where('org_id', '=', item.orgId);
       const kept = fieldIds === undefined ? entries : entries.filter((e) => fieldIds.includes(e.fieldId));
-      if (kept.length > 0) await insertIndex(item.id, kept);
+      if (fieldIds !== undefined && previous !== undefined) {
+        const { changed, shrunk } = indexChange(fieldIds, kept, previous);
+        await withIndexRows(saveDoc, item.id, changed, upsertRows);
+        if (shrunk.length === 0) return;
+        await db
+          .deleteFrom('item_values')
+          .where('item_id', '=', item.id)
+          .where((eb) => eb.or(shrunk.map(({ fieldId, kept }) => eb.and([eb('field_id', '=', fieldId), eb('position', '>=', kept)]))))
+          .execute();
+        return;
+      }
+      if (fieldIds?.length !== 0) {
+        let removal = db.deleteFrom('item_values').where('item_id', '=', item.id);
+        if (fieldIds !== undefined) removal = removal.where('field_id', 'in', fieldIds);
+        await removal.execute();
+      }
+      await withIndexRows(saveDoc, item.id, kept, insertRows);
     },
     async delete(orgId, id) {
       await db.deleteFrom('item_values').where('item_id', 'in', ownedIds(orgId).where('id', '=', id)).execute();

@@ -30,6 +30,8 @@ export interface Engine {
    * serialise write transactions (SQLite), where such locks would change nothing.
    */
   readonly rowLocks: boolean;
+  /** Whether INSERT may run inside WITH, so a row and its dependants are written in one statement. */
+  readonly writableCtes: boolean;
   /**
    * Takes transaction-scoped locks on these keys (sorted, distinct), in this order, waiting for other
    * transactions' conflicting locks, in every process sharing the database. An engine whose write
@@ -102,8 +104,8 @@ export class SqlStore implements Store {
     this.collections = collectionRepo(db);
     this.fields = fieldRepo(db);
     this.funnels = funnelRepo(db);
-    this.items = itemRepo(db, engine.rowLocks);
-    this.activities = activityRepo(db);
+    this.items = itemRepo(db, engine);
+    this.activities = activityRepo(db, engine);
     this.tagsets = recordRepo(db, 'tagsets', tagsetMapping);
     this.notes = recordRepo(db, 'notes', noteMapping);
     this.inboxes = recordRepo(db, 'inboxes', inboxMapping);

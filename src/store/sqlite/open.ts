@@ -71,6 +71,7 @@ export async function openSqlite(path: string): Promise<Store> {
   const engine: Engine = {
     name: 'sqlite',
     rowLocks: false,
+    writableCtes: false,
     lock: async () => {},
     lockSharedAndReadTag: (db, _key, orgId) => readSchemaTag(db, orgId),
     classify: (error) => {
