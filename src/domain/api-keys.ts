@@ -5,6 +5,7 @@ import { AppError } from './errors.ts';
 import { encodeBase58, newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import type { Store } from './ports/store.ts';
+import { changeCache } from './change-cache.ts';
 
 export interface ApiKey {
   id: string;
@@ -119,32 +120,14 @@ const CACHED_KEYS = 10_000;
 
 /**
  * `authenticate` with a memory: a key's principal is reused while the store's key change token stays the
- * same, so a warm request asks the database nothing. Any change to any key (a revocation, in this process or
- * another) changes the token and empties the memory; unknown and revoked keys are never remembered.
+ * same, so a warm request asks the database nothing; a revocation anywhere empties the memory. Unknown and
+ * revoked keys are never remembered.
  */
 export function cachedAuthenticator(store: Store): (token: string) => Promise<Principal | null> {
-  const principals = new Map<string, Principal>();
-  let cachedUnder: string | undefined;
-  return async (token) => {
+  const principals = changeCache<string, Principal | null>(() => store.apiKeys.changeToken(), CACHED_KEYS);
+  return (token) => {
     const hash = hashToken(token);
-    // Read before the key: a change committed after this read shows as a new token on the next request.
-    const current = await store.apiKeys.changeToken();
-    if (current === undefined || current !== cachedUnder) {
-      principals.clear();
-      cachedUnder = current;
-    }
-    const hit = principals.get(hash);
-    if (hit) {
-      principals.delete(hash);
-      principals.set(hash, hit);
-      return hit;
-    }
-    const principal = await principalOf(store, hash);
-    if (principal && current !== undefined && cachedUnder === current) {
-      if (principals.size >= CACHED_KEYS) principals.delete(principals.keys().next().value!);
-      principals.set(hash, principal);
-    }
-    return principal;
+    return principals.get(hash, () => principalOf(store, hash), (principal) => principal !== null);
   };
 }
 
