@@ -9,6 +9,9 @@ import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
 import { inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList } from './cli.ts';
 import { recordMeetingsHeld } from './domain/meetings.ts';
+import { sendDue } from './domain/program-messages.ts';
+import { timestamp } from './domain/clock.ts';
+import { smtpMailer } from './mail.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 import type { Store } from './domain/ports/store.ts';
 
@@ -16,6 +19,9 @@ class UsageError extends Error {}
 
 /** How often `serve` records `activity/meeting_held` for meetings that have ended. */
 const MEETINGS_HELD_SWEEP_MS = 60_000;
+
+/** How often `serve` sends the program messages that are due. */
+const PROGRAM_SEND_INTERVAL_MS = 2_000;
 
 /** The server could not listen where PORT and HOST say; the message says what to change. */
 class ListenError extends Error {}
@@ -255,9 +261,21 @@ async function serve(config: Config): Promise<number> {
       .finally(() => (sweeping = undefined));
   }, MEETINGS_HELD_SWEEP_MS);
   sweep.unref();
+  // Program messages: sent over SMTP with SMTP_URL, to the local outbox without it (docs/behaviour.md).
+  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : undefined;
+  let sending: Promise<unknown> | undefined;
+  const sender = setInterval(() => {
+    sending ??= sendDue(runtime.store, { now: timestamp(), ...(mailer ? { mailer } : {}), ...(config.mailFrom ? { from: config.mailFrom } : {}) })
+      .catch((error: unknown) => app.log.error({ err: error }, 'sending program messages failed'))
+      .finally(() => (sending = undefined));
+  }, PROGRAM_SEND_INTERVAL_MS);
+  sender.unref();
   const stopSweep = async () => {
     clearInterval(sweep);
+    clearInterval(sender);
     await sweeping;
+    await sending;
+    mailer?.close();
   };
   let stopped!: (code: number) => void;
   const done = new Promise<number>((resolve) => (stopped = resolve));

@@ -240,9 +240,6 @@ function personValues(schema: CollectionSchema, person: Item): Record<string, un
 
 export interface DeliveryEventInput {
   type: DeliveryEvent;
-  link_url?: string;
-  link_text?: string;
-  bounce_type?: string;
 }
 
 /**
