@@ -4,7 +4,24 @@
 import { Liquid, type Template } from 'liquidjs';
 import { invalidAt } from './errors.ts';
 
+/** Templates are self-contained: `include`, `render` and `layout` find no files, so none can be read. */
+const NO_FILES = {
+  exists: async () => false,
+  existsSync: () => false,
+  readFile: async (file: string): Promise<string> => {
+    throw new Error(`templates cannot include files ("${file}")`);
+  },
+  readFileSync: (file: string): string => {
+    throw new Error(`templates cannot include files ("${file}")`);
+  },
+  resolve: (_root: string, file: string) => file,
+  contains: async () => false,
+  sep: '/',
+};
+
 const engine = new Liquid({
+  fs: NO_FILES,
+  relativeReference: false,
   // An unknown filter is a mistake in the template, found when it is saved rather than ignored when sent.
   strictFilters: true,
   ownPropertyOnly: true,
