@@ -4,18 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, walkForward } from '../helpers/items.ts';
-
-export async function makeProgram(h: Harness, body: Record<string, unknown> = {}, key?: string): Promise<any> {
-  const res = await h.post('/v0/tycho/programs', { status: 'published', trigger: 'api', ...body }, key ? { key } : {});
-  assert.equal(res.status, 201, res.text);
-  return res.body;
-}
-
-export async function makeTemplate(h: Harness, programId: string, subject = 'Hello {{ person.name }}', markdown = 'Hi {{ first_name }}', key?: string): Promise<any> {
-  const res = await h.post('/v0/tycho/program_templates', { program_id: programId, subject, body: { markdown } }, key ? { key } : {});
-  assert.equal(res.status, 201, res.text);
-  return res.body;
-}
+import { makeProgram, makeTemplate } from '../helpers/programs.ts';
 
 for (const engine of ENGINES) {
   describe(`programs and templates (${engine})`, () => {
