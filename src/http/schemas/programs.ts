@@ -86,7 +86,7 @@ export const ProgramMessageWire = Type.Object({
 });
 
 export const CreateProgramMessageBody = Type.Object({
-  person: Type.Object({ email: Type.String() }, { additionalProperties: true }),
+  person: Type.Object({ email: Type.String() }),
   program_template_id: Type.String(),
   custom_variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
