@@ -9,6 +9,7 @@ import { timestamp, type Clock } from './clock.ts';
 import { constituent, recordActivity } from './activity.ts';
 import { createCollectionWithFields, getCollection, type CollectionWithFields } from './collections.ts';
 import { loadSchema, type CollectionSchema } from './collection-schema.ts';
+import { parseValueMap } from './item-values.ts';
 import { createItemIn } from './item-writes.ts';
 import { valueTypeOf, type Field, type FieldSpec } from './fields.ts';
 import { isFreeOrDisposable } from './email-domains.ts';
@@ -203,6 +204,8 @@ export async function submitForm(store: Store, form: Form, input: Record<string,
     } else fields[key] = value;
   }
   const values = submittedValues(schema, fields);
+  // Checked before the redirect is rendered, so a bad value is reported at its pointer first.
+  parseValueMap(schema, values, '');
   if (form.businessEmailRequired) checkBusinessEmail(schema, values);
   const redirect = await redirectFor(form, fields, carried);
   return store.transaction(async (tx) => {
