@@ -4,53 +4,14 @@
 // and retries, claims that never send a message twice, delivery events and the program's activity_metrics.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { SMTPServer } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
 import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, email, makeItem, text } from '../helpers/items.ts';
 import { activitiesOf } from '../helpers/activities.ts';
 import { makeProgram, makeTemplate } from '../helpers/programs.ts';
 import { MAX_ATTEMPTS, sendDue } from '../../src/domain/program-messages.ts';
 import { smtpMailer } from '../../src/mail.ts';
+import { bodyOf, header, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import type { Mailer } from '../../src/domain/ports/mailer.ts';
-
-interface Received {
-  from: string;
-  to: string[];
-  raw: string;
-}
-
-/** An SMTP server on a free port that keeps what it receives and refuses recipients at `refused.test`. */
-async function startSmtp(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (address.address.endsWith('@refused.test')) return callback(new Error('mailbox unavailable'));
-      callback();
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return { url: `smtp://127.0.0.1:${port}`, received, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
-const header = (raw: string, name: string) => new RegExp(`^${name}: (.*)$`, 'mi').exec(raw)?.[1]?.trim();
-const bodyOf = (raw: string) => raw.slice(raw.indexOf('\r\n\r\n') + 4).replace(/=\r\n/g, '').trim();
 
 /** A clock the test moves; sending happens at its time. */
 function testClock(start = '2030-01-01T00:00:00.000Z') {
@@ -61,7 +22,7 @@ function testClock(start = '2030-01-01T00:00:00.000Z') {
 for (const engine of ENGINES) {
   describe(`program messages (${engine})`, () => {
     let h: Harness;
-    let smtp: Awaited<ReturnType<typeof startSmtp>>;
+    let smtp: TestSmtp;
     let mailer: Mailer;
     const time = testClock();
     let template: any;
