@@ -2,15 +2,14 @@
 // `tycho serve` with SMTP_URL sending an accepted program message to an SMTP server started in the test.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tycho } from '../helpers/tycho-cli.ts';
+import { serveTycho, tycho } from '../helpers/tycho-cli.ts';
 import { bodyOf, header, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 
 const KEY = 'tycho_marketing_cli_key_0123456789';
-const ROOT = new URL('../..', import.meta.url).pathname;
 
 describe('marketing from the command line', () => {
   let dir: string;
@@ -44,25 +43,9 @@ describe('marketing from the command line', () => {
   });
 
   it('serve with SMTP_URL sends an accepted message over SMTP', async () => {
-    const url = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['bin/tycho.mjs', 'serve'], {
-        cwd: ROOT,
-        env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'warn', SMTP_URL: smtp.url, SMTP_FROM: 'Acme <hello@acme.test>' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      server = child;
-      let output = '';
-      const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (http:\/\/\S+?) /.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      });
-      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    });
+    const started = await serveTycho({ ...env, LOG_LEVEL: 'warn', SMTP_URL: smtp.url, SMTP_FROM: 'Acme <hello@acme.test>' });
+    server = started.child;
+    const { url } = started;
     const arrived = smtp.next();
     const res = await fetch(`${url}/v0/program_messages`, {
       method: 'POST',
