@@ -20,8 +20,9 @@ class UsageError extends Error {}
 /** How often `serve` records `activity/meeting_held` for meetings that have ended. */
 const MEETINGS_HELD_SWEEP_MS = 60_000;
 
-/** How often `serve` sends the program messages that are due. */
+/** How often `serve` sends the program messages that are due, and how many at most per round (so a stop waits little). */
 const PROGRAM_SEND_INTERVAL_MS = 2_000;
+const PROGRAM_SEND_BATCH = 500;
 
 /** The server could not listen where PORT and HOST say; the message says what to change. */
 class ListenError extends Error {}
@@ -303,7 +304,7 @@ async function serve(config: Config): Promise<number> {
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : undefined;
   let sending: Promise<unknown> | undefined;
   const sender = setInterval(() => {
-    sending ??= sendDue(runtime.store, { now: timestamp(), ...(mailer ? { mailer } : {}), ...(config.mailFrom ? { from: config.mailFrom } : {}) })
+    sending ??= sendDue(runtime.store, { now: timestamp(), limit: PROGRAM_SEND_BATCH, ...(mailer ? { mailer } : {}), ...(config.mailFrom ? { from: config.mailFrom } : {}) })
       .catch((error: unknown) => app.log.error({ err: error }, 'sending program messages failed'))
       .finally(() => (sending = undefined));
   }, PROGRAM_SEND_INTERVAL_MS);
