@@ -158,6 +158,11 @@ async function main(): Promise<void> {
     }
     let counter = 0;
     const pick = () => Math.floor(Math.random() * size);
+    // A published, API-triggered program: the serve loop sends its messages to the outbox while they are accepted.
+    const program = JSON.parse((await api('/v0/tycho/programs', { method: 'POST', body: JSON.stringify({ status: 'published' }) })).text);
+    const template = JSON.parse(
+      (await api('/v0/tycho/program_templates', { method: 'POST', body: JSON.stringify({ program_id: program.id, subject: 'Hi {{ person.name }}', body: { markdown: 'Code {{ code }}' } }) })).text,
+    );
     const allScenarios: Scenario[] = [
       { name: 'retrieve one item', method: 'GET', path: `/v0/collections/people/items/${itemId}` },
       { name: 'list 20, page 1', method: 'GET', path: '/v0/collections/people/items?limit=20' },
@@ -230,6 +235,13 @@ async function main(): Promise<void> {
         },
       },
       { name: 'global search (name prefix)', method: 'POST', path: () => `/v0/search?query=${encodeURIComponent(personName(pick()).slice(0, -1))}` },
+      {
+        // Recipients matched in People by email (existing people), sent by the serve loop meanwhile.
+        name: 'program message (accept; sending runs)',
+        method: 'POST',
+        path: '/v0/program_messages',
+        body: () => ({ person: { email: personEmail(pick()) }, program_template_id: template.id, custom_variables: { code: String(counter++) } }),
+      },
     ];
     const scenarios = allScenarios.filter((s) => only.length === 0 || only.some((w) => s.name.includes(w)));
 

@@ -36,6 +36,13 @@ import { callRoutes } from './http/routes/calls.ts';
 import { downloadRoutes } from './http/routes/downloads.ts';
 import { viewRoutes } from './http/routes/views.ts';
 import { globalSearchRoutes } from './http/routes/global-search.ts';
+import { programRoutes } from './http/routes/programs.ts';
+import { programTemplateRoutes } from './http/routes/program-templates.ts';
+import { programMessageRoutes } from './http/routes/program-messages.ts';
+import { unsubscribeRoutes } from './http/routes/unsubscribes.ts';
+import { agentSettingsRoutes } from './http/routes/agent-settings.ts';
+import { formRoutes } from './http/routes/forms.ts';
+import { formSubmissionRoutes } from './http/routes/form-submissions.ts';
 import multipart from '@fastify/multipart';
 import { MULTIPART_LIMITS } from './http/uploads.ts';
 import { createDownloadSigner } from './domain/downloads.ts';
@@ -110,6 +117,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     downloads: createDownloadSigner(options.downloadSecret),
   };
   await app.register(downloadRoutes, deps);
+  await app.register(formSubmissionRoutes, deps);
   await app.register(
     async (v0) => {
       registerAuth(v0, options.store, options.jwt);
@@ -130,6 +138,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(callRoutes, deps);
       await v0.register(viewRoutes, deps);
       await v0.register(globalSearchRoutes, deps);
+      await v0.register(programRoutes, deps);
+      await v0.register(programTemplateRoutes, deps);
+      await v0.register(programMessageRoutes, deps);
+      await v0.register(unsubscribeRoutes, deps);
+      await v0.register(agentSettingsRoutes, deps);
+      await v0.register(formRoutes, deps);
     },
     { prefix: '/v0' },
   );

@@ -4,6 +4,7 @@ import { createApiKey, revokeApiKey } from './domain/api-keys.ts';
 import { AppError } from './domain/errors.ts';
 import { DEFAULT_ORG_NAME, ensureOrganization, type Organization } from './domain/organizations.ts';
 import { createInbox } from './domain/inboxes.ts';
+import { createProgram, createTemplate, PROGRAM_STATUSES, PROGRAM_TRIGGERS, type ProgramInput } from './domain/programs.ts';
 import type { Store } from './domain/ports/store.ts';
 import { recordMeetingsHeld, saveMeeting } from './domain/meetings.ts';
 import { CalendarError, readCalendar } from './ical.ts';
@@ -52,6 +53,33 @@ export async function inboxesCreate(store: Store, options: { org?: string; name:
   const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'or create it with: tycho keys create --org NAME --create-org');
   const inbox = await createInbox(store, organization.id, { name: options.name, email: options.email });
   return [`Created inbox "${inbox.name}" <${inbox.email}> in organization "${organization.name}":`, inbox.id];
+}
+
+const oneOf = <T extends string>(values: readonly T[], value: string | undefined, option: string): T | undefined => {
+  if (value === undefined) return undefined;
+  if (!(values as readonly string[]).includes(value)) throw new AppError('validation_failed', `${option} must be one of ${values.join(', ')}, got "${value}"`);
+  return value as T;
+};
+
+export async function programsCreate(
+  store: Store,
+  options: { org?: string; name?: string; status?: string; trigger?: string; trackOpens: boolean; trackClicks: boolean },
+): Promise<string[]> {
+  const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'or create it with: tycho keys create --org NAME --create-org');
+  const input: ProgramInput = { track_opens: options.trackOpens, track_clicks: options.trackClicks };
+  if (options.name !== undefined) input.display_name = options.name;
+  const status = oneOf(PROGRAM_STATUSES, options.status, '--status');
+  const trigger = oneOf(PROGRAM_TRIGGERS, options.trigger, '--trigger');
+  if (status) input.status = status;
+  if (trigger) input.trigger = trigger;
+  const program = await createProgram(store, organization.id, input);
+  return [`Created ${program.status} program (trigger ${program.trigger}) in organization "${organization.name}":`, program.id];
+}
+
+export async function templatesCreate(store: Store, options: { org?: string; program: string; subject: string; body: string }): Promise<string[]> {
+  const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'or create it with: tycho keys create --org NAME --create-org');
+  const template = await createTemplate(store, organization.id, { program_id: options.program, subject: options.subject, body: { markdown: options.body } });
+  return [`Created the template of program ${template.programId}:`, template.id];
 }
 
 /**

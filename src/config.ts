@@ -31,6 +31,10 @@ export interface Config {
    */
   readonly dataDir: string | undefined;
   readonly uploadLimit: number;
+  /** Where program messages are sent (smtp:// or smtps://); the local outbox without it. */
+  readonly smtpUrl: string | undefined;
+  /** The From address of program messages. */
+  readonly mailFrom: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -62,6 +66,8 @@ export const CONFIG_VARIABLES = [
   'JWT_JWKS_FILE',
   'JWT_ISSUER',
   'JWT_AUDIENCE',
+  'SMTP_URL',
+  'SMTP_FROM',
 ] as const;
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -82,6 +88,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     jwt: jwtSettings(env),
     dataDir: dataDirOf(nonEmpty(env.TYCHO_DATA_DIR), parseDatabaseUrl(databaseUrl, cwd), cwd),
     uploadLimit: integer(env, 'TYCHO_UPLOAD_LIMIT', 25 * 1024 * 1024, 1, 10 * 1024 * 1024 * 1024),
+    smtpUrl: smtpUrl(env.SMTP_URL),
+    mailFrom: nonEmpty(env.SMTP_FROM),
   });
 }
 
@@ -132,6 +140,21 @@ function rateLimits(env: Env): Config['rateLimits'] {
   if (mode !== 'on' && mode !== 'off') throw new ConfigError('RATE_LIMITS', `must be "on" or "off", got "${env.RATE_LIMITS}"`);
   if (mode === 'off') return undefined;
   return { reads: integer(env, 'RATE_LIMIT_READS', 100, 1, 1_000_000), writes: integer(env, 'RATE_LIMIT_WRITES', 25, 1, 1_000_000) };
+}
+
+function smtpUrl(raw: string | undefined): string | undefined {
+  const value = nonEmpty(raw);
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
+    throw new ConfigError('SMTP_URL', `must be an smtp:// or smtps:// URL such as smtp://user:pass@mail.example.com:587, got "${value}"`);
+  }
+  return value;
 }
 
 function redisUrl(raw: string | undefined): string | undefined {

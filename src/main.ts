@@ -7,8 +7,11 @@ import { CONFIG_VARIABLES, ConfigError, loadConfig, type Config } from './config
 import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
-import { inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList } from './cli.ts';
+import { inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList, programsCreate, templatesCreate } from './cli.ts';
 import { recordMeetingsHeld } from './domain/meetings.ts';
+import { sendDue } from './domain/program-messages.ts';
+import { timestamp } from './domain/clock.ts';
+import { smtpMailer } from './mail.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 import type { Store } from './domain/ports/store.ts';
 
@@ -16,6 +19,10 @@ class UsageError extends Error {}
 
 /** How often `serve` records `activity/meeting_held` for meetings that have ended. */
 const MEETINGS_HELD_SWEEP_MS = 60_000;
+
+/** How often `serve` sends the program messages that are due, and how many at most per round (so a stop waits little). */
+const PROGRAM_SEND_INTERVAL_MS = 2_000;
+const PROGRAM_SEND_BATCH = 500;
 
 /** The server could not listen where PORT and HOST say; the message says what to change. */
 class ListenError extends Error {}
@@ -117,6 +124,44 @@ const COMMANDS: Record<string, CommandSpec> = {
     positionals: [{ name: 'FILE.ics', help: 'the iCalendar file; each event becomes a meeting, matched to an existing one by its UID' }],
     env: STORE_ENV,
     build: (values, [file]) => withStore((store) => meetingsImport(store, { file: file!, ...(typeof values.org === 'string' ? { org: values.org } : {}) })),
+  },
+  'programs create': {
+    synopsis: '[--name NAME] [--status STATUS] [--trigger TRIGGER] [--track-opens] [--track-clicks] [--org NAME]',
+    summary: 'create a marketing program (its id is the last line)',
+    options: {
+      name: { type: 'string', value: 'NAME', help: 'the display name' },
+      status: { type: 'string', value: 'STATUS', help: 'draft (default), published, paused or archived' },
+      trigger: { type: 'string', value: 'TRIGGER', help: 'api (default: messages sent with POST /v0/program_messages) or broadcast' },
+      'track-opens': { type: 'boolean', help: 'track opens' },
+      'track-clicks': { type: 'boolean', help: 'track clicks' },
+      org: ORG_OPTION,
+    },
+    positionals: [],
+    env: STORE_ENV,
+    build: (values) => {
+      const text = (name: string) => (typeof values[name] === 'string' ? { [name]: values[name] as string } : {});
+      const options = { ...text('org'), ...text('name'), ...text('status'), ...text('trigger'), trackOpens: values['track-opens'] === true, trackClicks: values['track-clicks'] === true };
+      return withStore((store) => programsCreate(store, options));
+    },
+  },
+  'templates create': {
+    synopsis: '--program ID --subject TEXT --body TEXT [--org NAME]',
+    summary: 'create the template of a program: Liquid subject and Markdown body (its id is the last line)',
+    options: {
+      program: { type: 'string', value: 'ID', help: 'the program (required)' },
+      subject: { type: 'string', value: 'TEXT', help: 'the subject, a Liquid template (required)' },
+      body: { type: 'string', value: 'TEXT', help: 'the Markdown body, a Liquid template (required)' },
+      org: ORG_OPTION,
+    },
+    positionals: [],
+    env: STORE_ENV,
+    build: (values) => {
+      if (typeof values.program !== 'string' || typeof values.subject !== 'string' || typeof values.body !== 'string') {
+        throw new UsageError('templates create needs --program, --subject and --body');
+      }
+      const options = { program: values.program, subject: values.subject, body: values.body, ...(typeof values.org === 'string' ? { org: values.org } : {}) };
+      return withStore((store) => templatesCreate(store, options));
+    },
   },
 };
 
@@ -255,9 +300,21 @@ async function serve(config: Config): Promise<number> {
       .finally(() => (sweeping = undefined));
   }, MEETINGS_HELD_SWEEP_MS);
   sweep.unref();
+  // Program messages: sent over SMTP with SMTP_URL, to the local outbox without it (docs/behaviour.md).
+  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : undefined;
+  let sending: Promise<unknown> | undefined;
+  const sender = setInterval(() => {
+    sending ??= sendDue(runtime.store, { now: timestamp(), limit: PROGRAM_SEND_BATCH, ...(mailer ? { mailer } : {}), ...(config.mailFrom ? { from: config.mailFrom } : {}) })
+      .catch((error: unknown) => app.log.error({ err: error }, 'sending program messages failed'))
+      .finally(() => (sending = undefined));
+  }, PROGRAM_SEND_INTERVAL_MS);
+  sender.unref();
   const stopSweep = async () => {
     clearInterval(sweep);
+    clearInterval(sender);
     await sweeping;
+    await sending;
+    mailer?.close();
   };
   let stopped!: (code: number) => void;
   const done = new Promise<number>((resolve) => (stopped = resolve));

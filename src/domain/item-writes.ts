@@ -10,7 +10,7 @@ import { loadSchema, type CollectionSchema } from './collection-schema.ts';
 import { applyChanges, checkRequired, defaultChanges, parseValueMap, REPLACE, type FieldChange, type Strategies } from './item-values.ts';
 import { removeRelationsTo, resolveRelationTargets, syncTwoWay } from './item-relations.ts';
 import { indexEntries, indexKey, type Item } from './items.ts';
-import { recordWrite } from './activity.ts';
+import { constituent, recordActivity } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { LockMode, Store } from './ports/store.ts';
 import { valueLock } from './locks.ts';
@@ -39,12 +39,17 @@ export async function findItem(store: Store, schema: CollectionSchema, id: strin
   return item;
 }
 
-export async function createItem(store: Store, principal: Principal, collectionKey: string, input: ValuesInput, clock?: Clock): Promise<ItemView> {
+export function createItem(store: Store, principal: Principal, collectionKey: string, input: ValuesInput, clock?: Clock): Promise<ItemView> {
+  return createItemIn(store, principal.orgId, collectionKey, input.values, '/values', clock);
+}
+
+/** Creates an item from a values map that sits at `base` in the request (a form submission's is the body). */
+export async function createItemIn(store: Store, orgId: string, collectionKey: string, values: Record<string, unknown>, base: string, clock?: Clock): Promise<ItemView> {
   return store.transaction(async (tx) => {
-    await tx.lockSchema(principal.orgId, 'shared');
-    const schema = await loadSchema(tx, principal.orgId, collectionKey);
-    const changes = parseValueMap(schema, input.values);
-    return { item: await insertItem(tx, principal, schema, changes, timestamp(clock)), schema };
+    await tx.lockSchema(orgId, 'shared');
+    const schema = await loadSchema(tx, orgId, collectionKey);
+    const changes = parseValueMap(schema, values, base);
+    return { item: await insertItem(tx, orgId, schema, changes, timestamp(clock)), schema };
   });
 }
 
@@ -119,24 +124,27 @@ export async function upsertItem(
     if (!item || item.collectionId !== schema.collection.id) {
       const named = new Set(changes.map((c) => c.field.id));
       const all = [...identifiers.filter((c) => !named.has(c.field.id)), ...changes];
-      return { item: await insertItem(tx, principal, schema, all, now), schema, created: true };
+      return { item: await insertItem(tx, principal.orgId, schema, all, now), schema, created: true };
     }
     return { item: await changeItem(tx, schema, item, changes, strategies, now), schema, created: false };
   });
 }
 
-async function insertItem(store: Store, principal: Principal, schema: CollectionSchema, changes: FieldChange[], now: string): Promise<Item> {
+async function insertItem(store: Store, orgId: string, schema: CollectionSchema, changes: FieldChange[], now: string): Promise<Item> {
   const { collection } = schema;
   const all = [...defaultChanges(schema, changes, now), ...changes];
-  await resolveRelationTargets(store, principal.orgId, all);
+  await resolveRelationTargets(store, orgId, all);
   const values = applyChanges({}, all, REPLACE);
   checkRequired(schema, values);
-  const item: Item = { id: newId(), orgId: principal.orgId, collectionId: collection.id, values, createdAt: now, updatedAt: now };
+  const item: Item = { id: newId(), orgId, collectionId: collection.id, values, createdAt: now, updatedAt: now };
   await checkUnique(store, schema, item, all);
   await store.items.insert(item, indexEntries(schema.fields, values));
   await syncTwoWay(store, item, collection.ref, schema.fields, {}, values, now);
   const collectionPointer = { id: collection.id, type: 'collection', ref: collection.ref };
-  await recordWrite(store, principal, 'activity/item_created', now, { id: item.id, type: 'item', collection: collectionPointer }, [collectionPointer]);
+  await recordActivity(store, orgId, 'activity/item_created', now, [
+    constituent('object', { id: item.id, type: 'item', collection: collectionPointer }),
+    constituent('target', collectionPointer),
+  ]);
   return item;
 }
 

@@ -14,7 +14,7 @@ import { timestamp, systemClock, type Clock } from './clock.ts';
 import { constituent, recordActivity, type Constituent } from './activity.ts';
 import { loadSchema } from './collection-schema.ts';
 import { indexKey } from './items.ts';
-import { parseValue, ValueProblem } from './field-types/index.ts';
+import { emailAt } from './emails.ts';
 import { parseDateTime } from './field-types/dates.ts';
 import { checkTagPointers, type Tag } from './tagsets.ts';
 import { linkedTags, ORGANIZATION, participantMatches, PERSON, TAG, tagTarget } from './participants.ts';
@@ -139,29 +139,13 @@ export function checkTimeZone(zone: string, pointer = '/time_zone'): string {
   }
 }
 
-/** A stand-in email field: participant addresses are checked like email values. */
-const EMAIL_FIELD = {
-  id: 'participant', orgId: '', collectionId: '', ref: 'email', name: 'Email', description: null, type: 'field/email' as const,
-  cardinality: 'one' as const, required: false, unique: false, readonly: false, kind: 'system' as const, config: {}, defaultValues: [],
-  createdAt: '', updatedAt: '',
-};
-
-function email(value: string, pointer: string): string {
-  try {
-    return parseValue({ type: 'value/email', data: value }, { field: EMAIL_FIELD }) as string;
-  } catch (error) {
-    if (error instanceof ValueProblem) throw invalidAt(pointer, `email ${error.detail}`);
-    throw error;
-  }
-}
-
 /** The participants of `input`, keeping the ids of those `current` already has (same role and email). */
 function participantsOf(input: MeetingInput, current: Participant[]): Participant[] {
   if ((input.attendees?.length ?? 0) > MAX_ATTENDEES) throw invalidAt('/attendees', `a meeting has at most ${MAX_ATTENDEES} attendees`);
   const wanted: Omit<Participant, 'id'>[] = [];
-  if (input.organizer) wanted.push({ role: 'organizer', email: email(input.organizer.email, '/organizer/email'), name: text(input.organizer.name, '/organizer/name', 1024) });
+  if (input.organizer) wanted.push({ role: 'organizer', email: emailAt(input.organizer.email, '/organizer/email'), name: text(input.organizer.name, '/organizer/name', 1024) });
   for (const [i, a] of (input.attendees ?? []).entries()) {
-    const address = email(a.email, `/attendees/${i}/email`);
+    const address = emailAt(a.email, `/attendees/${i}/email`);
     if (wanted.some((w) => w.role === 'attendee' && w.email.toLowerCase() === address.toLowerCase())) continue;
     wanted.push({ role: 'attendee', email: address, name: text(a.name, `/attendees/${i}/name`, 1024) });
   }

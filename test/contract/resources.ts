@@ -97,6 +97,13 @@ const personValues = () => ({ name: { type: 'value/text/single_line', data: uniq
 const funnelBody = () => ({ name: unique('Funnel'), steps: [{ name: 'Open', step_type: 'active' }] });
 const fieldBody = () => ({ type: 'field/text/single_line', name: unique('Field') });
 
+/** A template body for a new published, API-triggered program of the key's organization. */
+const templateBody = async (h: Harness, key: string) => ({
+  program_id: (await created(h, '/v0/tycho/programs', json({ status: 'published' }), key)).id,
+  subject: `Hello {{ person.name }} ${unique('subject')}`,
+  body: { markdown: 'Hi {{ first_name }}' },
+});
+
 /** A call body with a provider call id no other call of the run has. */
 const callBody = () => ({
   direction: 'incoming',
@@ -287,5 +294,35 @@ export const RESOURCES: ResourceContract[] = [
     creates: [{ name: 'create', method: 'POST', path: '/v0/tycho/collections/people/views', payload: json({ name: 'Refused view' }) }],
     writes: [],
     container: '/v0/collections/people?include[]=views',
+  },
+  {
+    // Created and changed through the Tycho extension; the hosted API only reads them.
+    name: 'programs',
+    create: async (h, key) => (await created(h, '/v0/tycho/programs', json({ display_name: unique('Program') }), key)).id,
+    retrieve: (id) => `/v0/programs/${id}`,
+    inspect: (id) => `/v0/programs/${id}?include[]=activity_metrics&include[]=program_template`,
+    list: { path: '/v0/programs', order: 'oldest first' },
+    creates: [{ name: 'create (extension)', method: 'POST', path: '/v0/tycho/programs', payload: json({ display_name: 'Refused program' }) }],
+    writes: [{ name: 'update (extension)', method: 'PATCH', path: (id) => `/v0/tycho/programs/${id}`, payload: json({ status: 'archived' }) }],
+  },
+  {
+    name: 'program_templates',
+    create: async (h, key) => (await created(h, '/v0/tycho/program_templates', json(await templateBody(h, key)), key)).id,
+    retrieve: (id) => `/v0/program_templates/${id}`,
+    inspect: (id) => `/v0/program_templates/${id}?include[]=program`,
+    list: { path: '/v0/program_templates', order: 'newest first' },
+    creates: [{ name: 'create (extension)', method: 'POST', path: '/v0/tycho/program_templates', payload: async (h, key) => json(await templateBody(h, key)) }],
+    writes: [{ name: 'update (extension)', method: 'PATCH', path: (id) => `/v0/tycho/program_templates/${id}`, payload: json({ subject: 'Changed' }) }],
+  },
+  {
+    name: 'forms',
+    create: async (h, key) => (await created(h, '/v0/forms', json({ name: unique('Form'), pages_enabled: true }), key)).id,
+    retrieve: (id) => `/v0/forms/${id}`,
+    list: { path: '/v0/forms', order: 'oldest first' },
+    creates: [{ name: 'create', method: 'POST', path: '/v0/forms', payload: json({ name: 'Refused form' }) }],
+    writes: [
+      { name: 'update', method: 'PATCH', path: (id) => `/v0/forms/${id}`, payload: json({ name: 'Renamed' }) },
+      { name: 'delete', method: 'DELETE', path: (id) => `/v0/forms/${id}` },
+    ],
   },
 ];

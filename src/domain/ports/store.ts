@@ -18,6 +18,11 @@ import type { Page, PageRequest } from '../pagination.ts';
 import type { Meeting } from '../meetings.ts';
 import type { CallRecord } from '../calls.ts';
 import type { View } from '../views.ts';
+import type { Program, ProgramMetrics, ProgramTemplate } from '../programs.ts';
+import type { DeliveryEvent, ProgramMessage } from '../program-messages.ts';
+import type { Unsubscribe } from '../unsubscribes.ts';
+import type { AgentSettings } from '../agent-settings.ts';
+import type { Form } from '../forms.ts';
 
 export interface OrganizationRepo {
   insert(org: Organization): Promise<void>;
@@ -192,6 +197,50 @@ export interface SettingsRepo {
   getOrInsert(key: string, value: string): Promise<string>;
 }
 
+/** Program templates; one per program (the `programId` filter finds it). */
+export interface ProgramTemplateRepo extends RecordRepo<ProgramTemplate, 'programId'> {
+  listNewestFirst(orgId: string, page: PageRequest): Promise<Page<ProgramTemplate>>;
+}
+
+/** Program messages: the queue the sender works through, and the outcomes and events of each message. */
+export interface ProgramMessageRepo {
+  insert(message: ProgramMessage): Promise<void>;
+  find(orgId: string, id: string): Promise<ProgramMessage | undefined>;
+  /**
+   * Claims up to `limit` messages due at `now` (queued, or being sent under a lease that has ended), of any
+   * organization: each becomes `sending`, due at `leaseEnd`, one attempt more. Concurrent callers in any
+   * process claim disjoint messages.
+   */
+  claimDue(now: string, leaseEnd: string, limit: number): Promise<ProgramMessage[]>;
+  /** Saves a claimed message's outcome, unless its claim (`claimedAttempts`) was lost; true when saved. */
+  complete(message: ProgramMessage, claimedAttempts: number): Promise<boolean>;
+  /** Notes the first report of `event` on the message. */
+  recordEvent(orgId: string, id: string, event: DeliveryEvent, at: string): Promise<void>;
+  metrics(orgId: string, programId: string): Promise<ProgramMetrics>;
+  /** Messages delivered to the local outbox, oldest first. */
+  listOutbox(orgId: string, page: PageRequest): Promise<Page<ProgramMessage>>;
+}
+
+export interface UnsubscribeRepo {
+  /** Inserts the entry unless its address is listed; answers the listed entry. */
+  insertOrGet(entry: Unsubscribe): Promise<Unsubscribe>;
+  findByEmail(orgId: string, email: string): Promise<Unsubscribe | undefined>;
+  /** True when an entry was removed. */
+  delete(orgId: string, email: string): Promise<boolean>;
+  list(orgId: string, page: PageRequest): Promise<Page<Unsubscribe>>;
+}
+
+export interface AgentSettingsRepo {
+  /** The organization's settings, stored as `settings` first when it has none (safe against concurrent callers). */
+  getOrInsert(settings: AgentSettings): Promise<AgentSettings>;
+  update(settings: AgentSettings): Promise<void>;
+}
+
+export interface FormRepo extends RecordRepo<Form> {
+  /** By id alone, whatever the organization: for public submissions. */
+  findById(id: string): Promise<Form | undefined>;
+}
+
 export type LockMode = 'exclusive' | 'shared';
 
 export interface Store {
@@ -218,6 +267,12 @@ export interface Store {
   readonly views: RecordRepo<View, 'collectionId'>;
   readonly search: SearchRepo;
   readonly settings: SettingsRepo;
+  readonly programs: RecordRepo<Program>;
+  readonly programTemplates: ProgramTemplateRepo;
+  readonly programMessages: ProgramMessageRepo;
+  readonly unsubscribes: UnsubscribeRepo;
+  readonly agentSettings: AgentSettingsRepo;
+  readonly forms: FormRepo;
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;
   /**

@@ -56,3 +56,6 @@ export const TranscriptWire = Type.Object({
     }),
   ),
 });
+
+/** Declares the error answers a route gives, each as the error envelope, for the OpenAPI document. */
+export const errorResponses = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ErrorEnvelope]));

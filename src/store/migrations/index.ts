@@ -11,6 +11,9 @@ import * as links from './0007-links.ts';
 import * as calls from './0008-calls.ts';
 import * as meetings from './0009-meetings.ts';
 import * as views from './0010-views.ts';
+import * as programs from './0011-programs.ts';
+import * as unsubscribes from './0012-unsubscribes.ts';
+import * as forms from './0013-forms.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -25,6 +28,9 @@ const MIGRATIONS: Record<string, Step> = {
   '0008-calls': calls,
   '0009-meetings': meetings,
   '0010-views': views,
+  '0011-programs': programs,
+  '0012-unsubscribes': unsubscribes,
+  '0013-forms': forms,
 };
 
 export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {

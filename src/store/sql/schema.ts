@@ -259,6 +259,87 @@ export interface MeetingsTable {
   updated_at: string;
 }
 
+export interface ProgramsTable {
+  id: string;
+  org_id: string;
+  display_name: string | null;
+  status: string;
+  trigger: string;
+  track_opens: number;
+  track_clicks: number;
+  scheduled_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProgramTemplatesTable {
+  id: string;
+  org_id: string;
+  program_id: string;
+  subject: string;
+  body: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProgramMessagesTable {
+  id: string;
+  org_id: string;
+  program_id: string;
+  program_template_id: string;
+  recipient_id: string;
+  email: string;
+  /** JSON object. */
+  custom_variables: string;
+  status: string;
+  due_at: string;
+  attempts: number;
+  reason_code: string | null;
+  error: string | null;
+  transport: string | null;
+  sender: string | null;
+  subject: string | null;
+  body: string | null;
+  sent_at: string | null;
+  opened_at: string | null;
+  clicked_at: string | null;
+  bounced_at: string | null;
+  complained_at: string | null;
+  unsubscribed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UnsubscribesTable {
+  id: string;
+  org_id: string;
+  email: string;
+  created_at: string;
+}
+
+export interface AgentSettingsTable {
+  org_id: string;
+  deal_summary_prompt: string | null;
+  meeting_prebrief_prompt: string | null;
+  meeting_summary_prompt: string | null;
+  meeting_web_search: number | null;
+  organization_info: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FormsTable {
+  id: string;
+  org_id: string;
+  collection_id: string;
+  name: string;
+  pages_enabled: number;
+  business_email_required: number;
+  redirect_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -281,4 +362,10 @@ export interface Database {
   meetings: MeetingsTable;
   calls: CallsTable;
   views: ViewsTable;
+  programs: ProgramsTable;
+  program_templates: ProgramTemplatesTable;
+  program_messages: ProgramMessagesTable;
+  unsubscribes: UnsubscribesTable;
+  agent_settings: AgentSettingsTable;
+  forms: FormsTable;
 }

@@ -21,6 +21,9 @@ import { meetingRepo } from './meetings.ts';
 import { callMapping } from './calls.ts';
 import { viewMapping } from './views.ts';
 import { searchRepo } from './search.ts';
+import { programMapping, programMessageRepo, programTemplateRepo } from './programs.ts';
+import { agentSettingsRepo, unsubscribeRepo } from './unsubscribes.ts';
+import { formRepo } from './forms.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -89,6 +92,12 @@ export class SqlStore implements Store {
   readonly views;
   readonly search;
   readonly settings;
+  readonly programs;
+  readonly programTemplates;
+  readonly programMessages;
+  readonly unsubscribes;
+  readonly agentSettings;
+  readonly forms;
 
   /** Schema tags read under a shared schema lock in this transaction, by organization. */
   private readonly heldSchemaTags = new Map<string, string>();
@@ -119,6 +128,12 @@ export class SqlStore implements Store {
     this.views = recordRepo(db, 'views', viewMapping);
     this.search = searchRepo(db);
     this.settings = settingsRepo(db);
+    this.programs = recordRepo(db, 'programs', programMapping);
+    this.programTemplates = programTemplateRepo(db);
+    this.programMessages = programMessageRepo(db, engine.name === 'postgres');
+    this.unsubscribes = unsubscribeRepo(db);
+    this.agentSettings = agentSettingsRepo(db);
+    this.forms = formRepo(db);
   }
 
   async transaction<T>(fn: (tx: Store) => Promise<T>, schemaOf?: string): Promise<T> {

@@ -1,0 +1,83 @@
+// Tycho extension, public (no bearer token, like /tycho/downloads): a form's page (`GET /tycho/forms/{id}`,
+// when pages are enabled) and its submissions (`POST /tycho/forms/{id}/submissions`, JSON or
+// application/x-www-form-urlencoded). UTM parameters come from the query string (the page's own) or the
+// body. A JSON submission answers 201 with the item and the rendered redirect; a browser's form post is sent
+// on to the redirect (303) when the form has one. Submissions are rate-limited per form and client address.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import qs from 'qs';
+import { AppError } from '../../domain/errors.ts';
+import { findPublicForm, formFields, submitForm, UTM_PARAMETERS } from '../../domain/forms.ts';
+import type { Field } from '../../domain/fields.ts';
+import { errorResponses } from '../schemas/common.ts';
+import { renderSubmission, SubmissionWire } from '../schemas/forms.ts';
+import { memoryCounter } from '../rate-counters.ts';
+import type { RouteDeps } from '../route-deps.ts';
+
+/** Submissions one client address may make to one form per window. */
+export const SUBMISSIONS_PER_WINDOW = 10;
+const WINDOW_MS = 60_000;
+const URLENCODED = 'application/x-www-form-urlencoded';
+const EXTENSION = ['Tycho extensions'];
+const Params = Type.Object({ id: Type.String() });
+const UtmQuery = Type.Object(Object.fromEntries(UTM_PARAMETERS.map((name) => [name, Type.Optional(Type.String())])));
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function input(field: Field): string {
+  const name = escapeHtml(field.ref);
+  const required = field.required ? ' required' : '';
+  if (field.type === 'field/text/multi_line') return `<textarea id="${name}" name="${name}"${required}></textarea>`;
+  if (field.type === 'field/boolean') return `<input id="${name}" name="${name}" type="checkbox" value="true">`;
+  const type = field.type === 'field/email' ? 'email' : field.type.startsWith('field/number/') ? 'number' : 'text';
+  return `<input id="${name}" name="${name}" type="${type}"${type === 'number' ? ' step="any"' : ''}${required}>`;
+}
+
+export const formSubmissionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
+  const counter = memoryCounter();
+  app.addHook('onClose', () => counter.close());
+  app.addContentTypeParser(URLENCODED, { parseAs: 'string' }, (_request, body, done) => {
+    done(null, qs.parse(body as string, { depth: 1, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false }));
+  });
+
+  app.get(
+    '/tycho/forms/:id',
+    { schema: { summary: 'Public page of a form (Tycho extension)', description: 'An HTML page that submits to the form, when its pages are enabled.', tags: EXTENSION, security: [], params: Params, response: { 200: Type.String(), ...errorResponses(404) } } },
+    async (req, reply) => {
+      const form = await findPublicForm(store, req.params.id);
+      if (!form.pagesEnabled) throw new AppError('not_found');
+      const rows = (await formFields(store, form)).map((f) => `<p><label for="${escapeHtml(f.ref)}">${escapeHtml(f.name)}</label><br>${input(f)}</p>`);
+      const action = `/tycho/forms/${encodeURIComponent(form.id)}/submissions`;
+      const page = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(form.name)}</title></head><body><h1>${escapeHtml(form.name)}</h1><form method="post" action="${action}">${rows.join('')}<p><button type="submit">Submit</button></p></form><script>document.forms[0].action += location.search</script></body></html>`;
+      return reply.type('text/html; charset=utf-8').send(page);
+    },
+  );
+
+  app.post(
+    '/tycho/forms/:id/submissions',
+    {
+      schema: {
+        summary: 'Submit a form (Tycho extension, public)',
+        description:
+          'Creates an item in the form\'s collection from field refs and plain values (JSON or URL-encoded), records activity/form_submitted, and answers the rendered redirect_url with the UTM parameters appended.',
+        tags: EXTENSION,
+        security: [],
+        params: Params,
+        querystring: UtmQuery,
+        body: Type.Record(Type.String(), Type.Unknown()),
+        response: { 201: SubmissionWire, ...errorResponses(400, 404, 415, 422, 429) },
+      },
+    },
+    async (req, reply) => {
+      const form = await findPublicForm(store, req.params.id);
+      const now = clock().getTime();
+      const window = now - (now % WINDOW_MS);
+      if ((await counter.hit(`${form.id}:${req.ip}:${window}`, WINDOW_MS * 2)) > SUBMISSIONS_PER_WINDOW) throw new AppError('rate_limited');
+      const utm = Object.fromEntries(Object.entries(req.query).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      const submission = await submitForm(store, form, req.body, utm, clock);
+      const fromBrowser = req.headers['content-type']?.startsWith(URLENCODED) ?? false;
+      if (fromBrowser && submission.redirectUrl !== null) return reply.redirect(submission.redirectUrl, 303);
+      return reply.code(201).send(renderSubmission(submission));
+    },
+  );
+};

@@ -1,0 +1,10 @@
+// Wire shapes of the unsubscribe list (reference §5.11): no id, just the address and when it was added.
+import { Type, type Static } from 'typebox';
+import type { Unsubscribe } from '../../domain/unsubscribes.ts';
+import { Timestamp } from './common.ts';
+
+export const UnsubscribeWire = Type.Object({ type: Type.Literal('unsubscribe'), email: Type.String(), created_at: Timestamp });
+
+export const CreateUnsubscribeBody = Type.Object({ email: Type.String() });
+
+export const renderUnsubscribe = (u: Unsubscribe): Static<typeof UnsubscribeWire> => ({ type: 'unsubscribe', email: u.email, created_at: u.createdAt });
