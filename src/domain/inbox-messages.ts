@@ -13,6 +13,7 @@ import type { Principal } from './api-keys.ts';
 import type { BodyInput } from './notes.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { BlobStore } from './ports/blob-store.ts';
+import { discardContent } from './files.ts';
 import type { RecordFilter, RecordRepo, Store } from './ports/store.ts';
 import { recordLock } from './locks.ts';
 
@@ -226,7 +227,7 @@ export async function deleteDraft(store: Store, blobs: BlobStore, orgId: string,
     await refreshConversation(tx, orgId, message.conversationId, timestamp(clock));
     return all;
   });
-  for (const a of attachments) await blobs.delete(a.blobKey);
+  for (const a of attachments) await discardContent(blobs, { key: a.blobKey });
 }
 
 /** Tycho extension: sends a draft. Nothing leaves the machine; the message becomes sent and the activity is recorded. */

@@ -1,7 +1,18 @@
-// File contents on the local disk: the BlobStore port's one implementation.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+// File contents on the local disk (TYCHO_BLOB_URL unset or a directory): one file per blob under a root
+// directory. A blob is written to a temporary name and renamed once whole, so a reader never sees half of one.
+import { createWriteStream } from 'node:fs';
+import { access, constants, mkdir, open, rename, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { serviceUnavailable } from '../domain/errors.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
+
+/** The upload's own failure (too large, malformed) as is; anything else is the store failing. */
+export function storeFailure(data: Readable, error: unknown): unknown {
+  return data.errored ?? serviceUnavailable(error);
+}
 
 /** Blobs as files under `root` (by default `blobs/` in the data directory). */
 export function localBlobStore(root: string): BlobStore {
@@ -11,19 +22,41 @@ export function localBlobStore(root: string): BlobStore {
   };
   return {
     async put(key, data) {
-      await mkdir(dirname(path(key)), { recursive: true });
-      await writeFile(path(key), data);
+      const target = path(key);
+      const partial = `${target}.${randomBytes(6).toString('hex')}.part`;
+      try {
+        await mkdir(dirname(target), { recursive: true });
+        const file = createWriteStream(partial);
+        await pipeline(data, file);
+        await rename(partial, target);
+        return file.bytesWritten;
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw storeFailure(data, error);
+      }
     },
     async get(key) {
+      let handle;
       try {
-        return await readFile(path(key));
+        handle = await open(path(key));
+        const { size } = await handle.stat();
+        return { stream: handle.createReadStream(), size };
       } catch (error) {
+        await handle?.close();
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw error;
+        throw serviceUnavailable(error);
       }
     },
     async delete(key) {
-      await rm(path(key), { force: true });
+      try {
+        await rm(path(key), { force: true });
+      } catch (error) {
+        throw serviceUnavailable(error);
+      }
+    },
+    async ping() {
+      await mkdir(root, { recursive: true });
+      await access(root, constants.W_OK);
     },
   };
 }

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import fc from 'fast-check';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../src/config.ts';
 import { openRuntime } from '../../src/runtime.ts';
@@ -179,10 +181,10 @@ describe('loadConfig', () => {
       process.env.TMPDIR = temp;
       try {
         const runtime = await openRuntime(loadConfig({ DATABASE_URL: ':memory:', LOG_LEVEL: 'silent' }, CWD));
-        await runtime.blobs.put('org/blob', Buffer.from('contents'));
+        await runtime.blobs.put('org/blob', Readable.from([Buffer.from('contents')]));
         const [dir, ...others] = readdirSync(temp);
         assert.ok(dir?.startsWith('tycho-data-') && others.length === 0, readdirSync(temp).join(', '));
-        assert.deepEqual(await runtime.blobs.get('org/blob'), Buffer.from('contents'));
+        assert.deepEqual(await buffer((await runtime.blobs.get('org/blob'))!.stream), Buffer.from('contents'));
         await runtime.close();
         assert.deepEqual(readdirSync(temp), []);
       } finally {
