@@ -4,9 +4,10 @@
 // isolation, the file_created activity, and read-only keys.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
+import { assertBareNotFound, BLOB_STORES, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, makeItem, text, collectionPointer, type CollectionPointer } from '../helpers/items.ts';
-import { download, downloadBytes, postMultipart, type Part } from '../helpers/multipart.ts';
+import { download, downloadBytes, postMultipart, referencedKeys, storedKeys, type Part } from '../helpers/multipart.ts';
+import { randomBytes } from 'node:crypto';
 import { activitiesOfType, listIds } from '../helpers/activities.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -33,15 +34,15 @@ function withParam(downloadUrl: string, name: string, value: string): string {
   return url.toString();
 }
 
-for (const engine of ENGINES) {
-  describe(`files: upload, validation, activity (${engine})`, () => {
+for (const engine of ENGINES) for (const blobs of BLOB_STORES) {
+  describe(`files: upload, validation, activity (${engine}, ${blobs} store)`, () => {
     let h: Harness;
     let people: CollectionPointer;
     let companies: CollectionPointer;
     let ada: any;
     let acme: any;
     before(async () => {
-      h = await createHarness(engine);
+      h = await createHarness(engine, { blobs });
       ada = await makeItem(h, 'people', { name: text('Ada Lovelace') });
       acme = await makeItem(h, 'organizations', { name: text('Acme') });
       people = await collectionPointer(h, 'people');
@@ -181,13 +182,19 @@ for (const engine of ENGINES) {
       assert.equal(errorOf(res).title, 'Forbidden');
       assert.deepEqual(await fileIds(h, key), before);
     });
+
+    it('the store holds the contents of exactly the files that exist: refused uploads left nothing behind', async () => {
+      const keys = await storedKeys(h);
+      assert.ok(keys.length > 0);
+      assert.deepEqual(keys, await referencedKeys(h));
+    });
   });
 
-  describe(`files: downloads, list, retrieve, delete, isolation (${engine})`, () => {
+  describe(`files: downloads, list, retrieve, delete, isolation (${engine}, ${blobs} store)`, () => {
     let h: Harness;
     let offset = 0;
     before(async () => {
-      h = await createHarness(engine, { clock: () => new Date(Date.now() + offset) });
+      h = await createHarness(engine, { blobs, clock: () => new Date(Date.now() + offset) });
     });
     after(() => h.close());
 
@@ -274,6 +281,26 @@ for (const engine of ENGINES) {
       assert.equal((await fileIds(h)).includes(f.id), false);
     });
 
+    it('a file of several MiB streams in and out byte for byte (several parts in a bucket)', async () => {
+      const bytes = randomBytes(6 * 1024 * 1024 + 123);
+      const f = await upload(h, [filePart('big.bin', bytes, 'application/octet-stream')]);
+      assert.equal(f.size, bytes.length);
+      const res = await downloadBytes(h, f.download_url);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-length'], String(bytes.length));
+      assert.ok(res.bytes.equals(bytes));
+      assert.equal((await h.delete(`/v0/files/${f.id}`)).status, 204);
+    });
+
+    it('DELETE removes the stored contents too', async () => {
+      const f = await upload(h, [filePart('bytes.txt', 'bytes')]);
+      const { blobKey } = (await h.store.files.find(h.orgId, f.id))!;
+      (await h.blobs.get(blobKey))!.stream.destroy();
+      assert.equal((await h.delete(`/v0/files/${f.id}`)).status, 204);
+      assert.equal(await h.blobs.get(blobKey), undefined);
+      assert.deepEqual(await storedKeys(h), await referencedKeys(h));
+    });
+
     it("another organization's key: GET and DELETE → 404, and the file is not listed", async () => {
       const f = await upload(h, [filePart('ours.txt', 'ours')]);
       const other = await h.newOrg();
@@ -295,10 +322,10 @@ for (const engine of ENGINES) {
     });
   });
 
-  describe(`files: upload limit (${engine})`, () => {
+  describe(`files: upload limit (${engine}, ${blobs} store)`, () => {
     let h: Harness;
     before(async () => {
-      h = await createHarness(engine, { env: { TYCHO_UPLOAD_LIMIT: '1000' } });
+      h = await createHarness(engine, { blobs, env: { TYCHO_UPLOAD_LIMIT: '1000' } });
     });
     after(() => h.close());
 
@@ -308,6 +335,7 @@ for (const engine of ENGINES) {
       errorOf(res);
       assert.deepEqual(await fileIds(h), []);
       assert.deepEqual(await fileCreatedActivities(h), []);
+      assert.deepEqual(await storedKeys(h), []);
       const ok = await upload(h, [filePart('small.bin', Buffer.alloc(900, 7), 'application/octet-stream')]);
       assert.equal(ok.size, 900);
       assert.deepEqual(await fileIds(h), [ok.id]);
