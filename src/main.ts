@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
-import { CONFIG_VARIABLES, ConfigError, loadConfig, type Config } from './config.ts';
+import { CONFIG_VARIABLES, ConfigError, blobWarning, loadConfig, type Config } from './config.ts';
 import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
@@ -292,6 +292,8 @@ async function serve(config: Config): Promise<number> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   console.log(`Tycho is listening on http://${host}:${port} (API base http://${host}:${port}/v0, database ${config.databaseUrl})`);
+  const blobsWarning = blobWarning(config);
+  if (blobsWarning) console.error(`tycho: ${blobsWarning}`);
   if (runtime.firstKey) {
     console.log(`New database: created an API key for the default organization. It is shown only once:\n${runtime.firstKey}`);
   }

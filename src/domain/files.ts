@@ -108,12 +108,15 @@ export async function listFiles(store: Store, orgId: string, page: PageRequest):
   return { ...found, rows: await withItemAssociations(store, orgId, 'file', found.rows) };
 }
 
+/**
+ * Deletes the row and its contents. The contents go last, inside the transaction: a store that fails rolls the
+ * row back (503, retry), and a transaction run again deletes them again, which is no error.
+ */
 export async function deleteFile(store: Store, blobs: BlobStore, orgId: string, id: string): Promise<void> {
-  const file = await store.transaction(async (tx) => {
+  await store.transaction(async (tx) => {
     const found = await getFile(tx, orgId, id);
     await tx.files.delete(orgId, id);
     await tx.links.deleteEntity(orgId, 'file', id);
-    return found;
+    await blobs.delete(found.blobKey);
   });
-  await discardContent(blobs, { key: file.blobKey });
 }

@@ -69,14 +69,14 @@ export async function addAttachment(
   }
 }
 
+/** Removes the attachment, its contents last inside the transaction (as `deleteFile`). */
 export async function removeAttachment(store: Store, blobs: BlobStore, orgId: string, messageId: string, id: string): Promise<void> {
-  const attachment = await store.transaction(async (tx) => {
+  await store.transaction(async (tx) => {
     const message = await lockedMessage(tx, orgId, messageId);
     const found = await tx.attachments.find(orgId, id);
     if (!found || found.messageId !== message.id) throw notFound();
     if (!message.draft) throw new AppError('invalid_state', DRAFT_ONLY);
     await tx.attachments.delete(orgId, id);
-    return found;
+    await blobs.delete(found.blobKey);
   });
-  await discardContent(blobs, { key: attachment.blobKey });
 }

@@ -1,9 +1,9 @@
 // File contents on the local disk (TYCHO_BLOB_URL unset or a directory): one file per blob under a root
 // directory. A blob is written to a temporary name and renamed once whole, so a reader never sees half of one.
 import { createWriteStream } from 'node:fs';
-import { access, constants, mkdir, open, rename, rm } from 'node:fs/promises';
+import { access, constants, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { serviceUnavailable } from '../domain/errors.ts';
@@ -14,10 +14,13 @@ export function storeFailure(data: Readable, error: unknown): unknown {
   return data.errored ?? serviceUnavailable(error);
 }
 
+/** The keys Tycho makes (`<org>/<id>`, `<org>/attachments/<id>`): safe as relative paths. */
+const KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
+
 /** Blobs as files under `root` (by default `blobs/` in the data directory). */
 export function localBlobStore(root: string): BlobStore {
   const path = (key: string) => {
-    if (!/^[A-Za-z0-9/_-]+$/.test(key) || key.includes('..')) throw new Error(`invalid blob key ${key}`);
+    if (!KEY.test(key)) throw new Error(`invalid blob key ${key}`);
     return join(root, key);
   };
   return {
@@ -52,6 +55,22 @@ export function localBlobStore(root: string): BlobStore {
         await rm(path(key), { force: true });
       } catch (error) {
         throw serviceUnavailable(error);
+      }
+    },
+    async *list() {
+      let names: string[];
+      try {
+        names = await readdir(root, { recursive: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw serviceUnavailable(error);
+      }
+      for (const name of names) {
+        const key = name.split(sep).join('/');
+        // Directories and blobs still being written (`.part`) are not blobs.
+        if (!KEY.test(key)) continue;
+        const stats = await stat(join(root, name)).catch(() => undefined);
+        if (stats?.isFile()) yield { key, storedAt: stats.mtime };
       }
     },
     async ping() {

@@ -1,7 +1,15 @@
 // File contents in an S3-compatible bucket (TYCHO_BLOB_URL=s3://bucket/prefix): AWS S3, MinIO, Cloudflare R2,
 // Ceph. Uploads stream through lib-storage (multipart above one part), so memory stays bounded whatever the
 // size; every process on the same database reads and deletes the same objects.
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, NoSuchKey, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  NoSuchKey,
+  paginateListObjectsV2,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
@@ -65,6 +73,17 @@ export function s3BlobStore(location: S3Location): BlobStore & { close(): void }
     },
     async delete(key) {
       await call(() => client.send(new DeleteObjectCommand({ Bucket, Key: Key(key) })));
+    },
+    async *list() {
+      try {
+        for await (const page of paginateListObjectsV2({ client }, { Bucket, Prefix: location.prefix })) {
+          for (const object of page.Contents ?? []) {
+            if (object.Key) yield { key: object.Key.slice(location.prefix.length), storedAt: object.LastModified ?? new Date(0) };
+          }
+        }
+      } catch (error) {
+        throw serviceUnavailable(error);
+      }
     },
     async ping() {
       await client.send(new HeadBucketCommand({ Bucket }));

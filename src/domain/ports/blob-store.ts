@@ -7,6 +7,11 @@ export interface BlobContent {
   size: number;
 }
 
+export interface StoredBlob {
+  key: string;
+  storedAt: Date;
+}
+
 /** What a pre-signed URL of the store itself serves the blob as. */
 export interface DirectDownload {
   filename: string;
@@ -28,6 +33,8 @@ export interface BlobStore {
   get(key: string): Promise<BlobContent | undefined>;
   /** Removes the blob; removing one that is not there is no error. */
   delete(key: string): Promise<void>;
+  /** Every blob, with when it was stored, in no particular order (for the sweeper of unreferenced blobs). */
+  list(): AsyncIterable<StoredBlob>;
   /** Resolves when the store answers; rejects otherwise (readiness). */
   ping(): Promise<void>;
   /** A URL of the store itself serving the blob until `download.expires`, when the store is set to give them. */
