@@ -342,3 +342,33 @@ for (const engine of ENGINES) for (const blobs of BLOB_STORES) {
     });
   });
 }
+
+for (const engine of ENGINES) {
+  describe(`files: pre-signed bucket download URLs, TYCHO_BLOB_PRESIGNED_DOWNLOADS (${engine})`, () => {
+    let h: Harness;
+    // The bucket checks expiry against its own clock, so the test's clock stands still near the real time.
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    before(async () => {
+      h = await createHarness(engine, { blobs: 's3', clock: () => new Date(now), env: { TYCHO_BLOB_PRESIGNED_DOWNLOADS: 'true' } });
+    });
+    after(() => h.close());
+
+    it('download_url is a URL of the bucket, signed at the clock for an hour, serving the bytes under the filename', async () => {
+      const f = await upload(h, [filePart('signed report.txt', 'from the bucket')]);
+      const url = new URL(f.download_url);
+      assert.equal(url.searchParams.get('X-Amz-Expires'), '3600');
+      assert.equal(url.searchParams.get('X-Amz-Date'), now.toISOString().replace(/[-:]|\.000/g, ''));
+      assert.ok(url.pathname.endsWith(`/uploads/${h.orgId}/${f.id}`), url.pathname);
+      // The URL is the bucket's own: s3rver checks the signature against the time it was made for.
+      const res = await fetch(f.download_url);
+      assert.equal(res.status, 200, await res.clone().text());
+      assert.equal(await res.text(), 'from the bucket');
+      assert.match(String(res.headers.get('content-disposition')), /signed%20report\.txt/);
+      assert.match(String(res.headers.get('content-type')), /text\/plain/);
+      const listed = (await h.get('/v0/files')).body.data[0];
+      assert.equal(new URL(listed.download_url).origin, url.origin);
+      assert.equal((await h.delete(`/v0/files/${f.id}`)).status, 204);
+      assert.equal((await fetch(f.download_url)).status, 404);
+    });
+  });
+}
