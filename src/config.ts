@@ -63,6 +63,18 @@ export class ConfigError extends Error {
 
 export const DEFAULT_DATABASE = './data/tycho.sqlite';
 
+/** Where file contents live (README, "Scale out"). */
+export const BLOB_ENV = [
+  'TYCHO_BLOB_URL',
+  'TYCHO_S3_ENDPOINT',
+  'TYCHO_S3_REGION',
+  'AWS_REGION',
+  'TYCHO_S3_FORCE_PATH_STYLE',
+  'TYCHO_S3_ACCESS_KEY_ID',
+  'TYCHO_S3_SECRET_ACCESS_KEY',
+  'TYCHO_BLOB_PRESIGNED_DOWNLOADS',
+] as const;
+
 /** Every variable loadConfig reads (the CLI lists them in its usage and passes each command only its own). */
 export const CONFIG_VARIABLES = [
   'PORT',
@@ -83,14 +95,7 @@ export const CONFIG_VARIABLES = [
   'JWT_JWKS_FILE',
   'JWT_ISSUER',
   'JWT_AUDIENCE',
-  'TYCHO_BLOB_URL',
-  'TYCHO_S3_ENDPOINT',
-  'TYCHO_S3_REGION',
-  'AWS_REGION',
-  'TYCHO_S3_FORCE_PATH_STYLE',
-  'TYCHO_S3_ACCESS_KEY_ID',
-  'TYCHO_S3_SECRET_ACCESS_KEY',
-  'TYCHO_BLOB_PRESIGNED_DOWNLOADS',
+  ...BLOB_ENV,
 ] as const;
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 

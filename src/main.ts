@@ -3,14 +3,16 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
-import { CONFIG_VARIABLES, ConfigError, blobWarning, loadConfig, type Config } from './config.ts';
+import { BLOB_ENV, CONFIG_VARIABLES, ConfigError, blobWarning, loadConfig, type Config } from './config.ts';
 import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
-import { inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList } from './cli.ts';
+import { blobsSweep, inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList } from './cli.ts';
 import { recordMeetingsHeld } from './domain/meetings.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 import type { Store } from './domain/ports/store.ts';
+import type { BlobStore } from './domain/ports/blob-store.ts';
+import { systemClock } from './domain/clock.ts';
 
 class UsageError extends Error {}
 
@@ -110,6 +112,20 @@ const COMMANDS: Record<string, CommandSpec> = {
       return withStore((store) => inboxesCreate(store, options));
     },
   },
+  'blobs sweep': {
+    synopsis: '[--older-than MINUTES]',
+    summary: 'remove stored file contents that no file or attachment names (left by a process that died mid-upload)',
+    options: {
+      'older-than': { type: 'string', value: 'MINUTES', help: 'only contents stored at least this long ago (default: 60), so uploads in flight are spared' },
+    },
+    positionals: [],
+    env: [...STORE_ENV, 'TYCHO_DATA_DIR', ...BLOB_ENV],
+    build: (values) => {
+      const raw = values['older-than'] ?? '60';
+      if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw new UsageError(`--older-than must be a whole number of minutes, got "${String(raw)}"`);
+      return withStore((store, blobs) => blobsSweep(store, blobs, { minutes: Number(raw), now: systemClock() }));
+    },
+  },
   'meetings import': {
     synopsis: 'FILE.ics [--org NAME]',
     summary: 'create or update meetings (by UID) from an iCalendar file',
@@ -177,11 +193,11 @@ ${positionals.length > 0 ? section('Arguments', positionals) : ''}${section('Opt
 ${wrap(list(spec.env), '  ')}`;
 }
 
-function withStore(run: (store: Store) => Promise<string[]>): Command {
+function withStore(run: (store: Store, blobs: BlobStore) => Promise<string[]>): Command {
   return async (config) => {
     const runtime = await openRuntime(config);
     try {
-      for (const line of await run(runtime.store)) console.log(line);
+      for (const line of await run(runtime.store, runtime.blobs)) console.log(line);
       return 0;
     } finally {
       await runtime.close();
