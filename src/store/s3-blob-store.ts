@@ -59,7 +59,10 @@ export function s3BlobStore(location: S3Location): BlobStore & { close(): void }
         await new Upload({ client, params: { Bucket, Key: Key(key), Body: counted }, leavePartsOnError: false }).done();
         return size;
       } catch (error) {
-        throw storeFailure(data, error);
+        const failure = storeFailure(data, error);
+        // The upload may have stopped reading mid-way: release the source (a request or another object).
+        data.destroy();
+        throw failure;
       }
     },
     async get(key) {
