@@ -42,7 +42,7 @@ export interface ReceivedContent {
 /**
  * Where an upload's contents go while its request is still being read, and how they are taken back when the
  * request or its row fails. Contents are stored before their row is committed, never after, so a row always
- * has its bytes; a process that dies in between leaves an unreferenced blob (docs/behaviour.md, "Files").
+ * has its bytes; a process that dies in between leaves an unreferenced blob (`tycho blobs sweep` removes it).
  */
 export interface ContentSink {
   receive(data: Readable): Promise<ReceivedContent>;
