@@ -8,7 +8,6 @@ import { DEFAULT_ORG_NAME, ensureOrganization, type Organization } from './domai
 import { openStore } from './store/open-store.ts';
 import type { Store } from './domain/ports/store.ts';
 import { localBlobStore } from './store/blob-store.ts';
-import { s3BlobStore } from './store/s3-blob-store.ts';
 import type { BlobStore } from './domain/ports/blob-store.ts';
 import { join } from 'node:path';
 import type { Config } from './config.ts';
@@ -70,7 +69,8 @@ export async function openRuntime(config: Config, options: { firstKey?: boolean 
     }
     // A throw-away database's uploads must not outlive it in ./data.
     const temporary = config.blobs.kind === 'local' && config.blobs.dir === undefined ? temporaryDataDir() : undefined;
-    const bucket = config.blobs.kind === 's3' ? s3BlobStore(config.blobs) : undefined;
+    // The AWS SDK loads only when a bucket is configured (it adds most of a second to every start).
+    const bucket = config.blobs.kind === 's3' ? (await import('./store/s3-blob-store.ts')).s3BlobStore(config.blobs) : undefined;
     const blobs = bucket ?? localBlobStore(config.blobs.kind === 'local' && config.blobs.dir !== undefined ? config.blobs.dir : join(temporary!, 'blobs'));
     const close = async () => {
       try {
