@@ -13,6 +13,7 @@ import pg from 'pg';
 import { ensureOrganization } from '../src/domain/organizations.ts';
 import { ensureApiKey } from '../src/domain/api-keys.ts';
 import { buildDataset, personEmail, personName } from './dataset.ts';
+import { startS3Server } from '../test/helpers/s3-server.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -24,8 +25,11 @@ const { values: args } = parseArgs({
     processes: { type: 'string', default: '1' },
     only: { type: 'string', default: '' },
     'cpu-prof': { type: 'string' },
+    blobs: { type: 'string', default: 'local' },
   },
 });
+/** `--blobs s3`: file contents in a bucket of an s3rver started here instead of on the local disk. */
+const blobs = args.blobs === 's3' ? 's3' : 'local';
 /** `--only upsert,search`: run the scenarios whose names contain one of these words. */
 const only = args.only ? args.only.split(',').map((w) => w.trim()).filter(Boolean) : [];
 const engine = args.engine === 'postgres' ? 'postgres' : 'sqlite';
@@ -35,6 +39,8 @@ const size = smoke ? 300 : Number(args.size);
 const duration = smoke ? 1 : Number(args.duration);
 const connections = Number(args.connections);
 const KEY = 'tycho_bench_key_0123456789';
+/** Size of the file the upload and download scenarios move. */
+const FILE_SIZE = 16 * 1024;
 const ROOT = new URL('..', import.meta.url).pathname;
 
 function start(command: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; url: string }> {
@@ -60,7 +66,25 @@ interface Scenario {
   method: 'GET' | 'POST';
   path: string | (() => string);
   body?: () => unknown;
+  /** A body sent as is (multipart uploads) instead of `body` as JSON. */
+  raw?: { payload: Buffer; contentType: string };
   headers?: Record<string, string>;
+}
+
+/** The request body and content type of a scenario. */
+function payloadOf(scenario: Scenario): { body?: string | Buffer; headers: Record<string, string> } {
+  if (scenario.raw) return { body: scenario.raw.payload, headers: { 'content-type': scenario.raw.contentType } };
+  return { ...(scenario.body ? { body: JSON.stringify(scenario.body()) } : {}), headers: { 'content-type': 'application/json' } };
+}
+
+/** A multipart upload of `size` bytes as the `file` part. */
+function multipartUpload(size: number): Scenario['raw'] {
+  const boundary = 'TychoBenchBoundary';
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  return {
+    payload: Buffer.concat([Buffer.from(head), Buffer.alloc(size, 7), Buffer.from(`\r\n--${boundary}--\r\n`)]),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
 }
 
 interface Row {
@@ -106,12 +130,15 @@ async function drive(url: string, scenario: Scenario, headers: Record<string, st
     requests: [
       {
         method: scenario.method,
-        setupRequest: (request) => ({
-          ...request,
-          path: typeof scenario.path === 'function' ? scenario.path() : scenario.path,
-          headers: { ...headers, ...scenario.headers },
-          ...(scenario.body ? { body: JSON.stringify(scenario.body()) } : {}),
-        }),
+        setupRequest: (request) => {
+          const { body, headers: typed } = payloadOf(scenario);
+          return {
+            ...request,
+            path: typeof scenario.path === 'function' ? scenario.path() : scenario.path,
+            headers: { ...headers, ...typed, ...scenario.headers },
+            ...(body !== undefined ? { body } : {}),
+          };
+        },
       },
     ],
   });
@@ -129,16 +156,19 @@ async function main(): Promise<void> {
   const buildSeconds = (Date.now() - started) / 1000;
   await store.close();
 
-  const env = { DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', TYCHO_DATA_DIR: dir };
+  const s3 = blobs === 's3' ? await startS3Server() : undefined;
+  const bucket = s3 ? await s3.bucketEnv() : {};
+  const env = { DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', TYCHO_DATA_DIR: dir, ...bucket };
   const servers = [];
   // `--cpu-prof DIR`: each Tycho process writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : [];
   for (let i = 0; i < processes; i++) servers.push(await start([...profile, 'bin/tycho.mjs', 'serve'], env, /listening on (http:\/\/\S+?) /));
   const tycho = servers[0]!;
   const ceiling = await start(['--import', 'tsx', 'bench/ceiling.ts'], {}, /ceiling listening on (http:\/\/\S+)/);
-  const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
-  const api = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${tycho.url}${path}`, { ...init, headers: auth });
+  const auth = { authorization: `Bearer ${KEY}` };
+  const api = async (path: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}) => {
+    const body = typeof init.body === 'string' || init.body === undefined ? init.body : new Uint8Array(init.body);
+    const res = await fetch(`${tycho.url}${path}`, { ...init, body, headers: { 'content-type': 'application/json', ...init.headers, ...auth } });
     return { status: res.status, text: await res.text() };
   };
 
@@ -163,6 +193,9 @@ async function main(): Promise<void> {
     const template = JSON.parse(
       (await api('/v0/tycho/program_templates', { method: 'POST', body: JSON.stringify({ program_id: program.id, subject: 'Hi {{ person.name }}', body: { markdown: 'Code {{ code }}' } }) })).text,
     );
+    const upload = multipartUpload(FILE_SIZE)!;
+    const stored = JSON.parse((await api('/v0/files', { method: 'POST', body: upload.payload, headers: { 'content-type': upload.contentType } })).text);
+    const downloadPath = new URL(stored.download_url as string).pathname + new URL(stored.download_url as string).search;
     const allScenarios: Scenario[] = [
       { name: 'retrieve one item', method: 'GET', path: `/v0/collections/people/items/${itemId}` },
       { name: 'list 20, page 1', method: 'GET', path: '/v0/collections/people/items?limit=20' },
@@ -242,14 +275,18 @@ async function main(): Promise<void> {
         path: '/v0/program_messages',
         body: () => ({ person: { email: personEmail(pick()) }, program_template_id: template.id, custom_variables: { code: String(counter++) } }),
       },
+      { name: `file upload (${FILE_SIZE / 1024} KiB, ${blobs} store)`, method: 'POST', path: '/v0/files', raw: upload },
+      { name: `file download (${FILE_SIZE / 1024} KiB, ${blobs} store)`, method: 'GET', path: downloadPath },
     ];
     const scenarios = allScenarios.filter((s) => only.length === 0 || only.some((w) => s.name.includes(w)));
 
     const rows: Row[] = [];
     for (const scenario of scenarios) {
+      const { body, headers } = payloadOf(scenario);
       const sample = await api(typeof scenario.path === 'function' ? scenario.path() : scenario.path, {
         method: scenario.method,
-        ...(scenario.body ? { body: JSON.stringify(scenario.body()) } : {}),
+        headers,
+        ...(body !== undefined ? { body } : {}),
       });
       if (sample.status >= 300) throw new Error(`${scenario.name}: ${sample.status} ${sample.text}`);
       const result = await driveAll(servers.map((s) => s.url), scenario, auth);
@@ -284,6 +321,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all([...servers, ceiling].map((s) => new Promise((resolve) => (s.child.once('exit', resolve), s.child.kill('SIGTERM')))));
     await postgres?.drop();
+    await s3?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

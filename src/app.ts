@@ -106,7 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       security: [{ bearer: [] }],
     },
   });
-  await app.register(healthRoutes, { store: options.store });
+  await app.register(healthRoutes, { store: options.store, blobs: options.blobs });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const deps: RouteDeps = {

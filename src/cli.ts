@@ -1,11 +1,13 @@
-// The operator commands (`tycho keys …`, `tycho orgs list`): each takes the store and its parsed arguments
-// and returns the lines to print. Argument parsing and exit codes stay in main.ts.
+// The operator commands (`tycho keys …`, `tycho orgs list`, `tycho blobs sweep`): each takes the store (and the
+// blob store) and its parsed arguments and returns the lines to print. Argument parsing and exit codes stay in main.ts.
 import { createApiKey, revokeApiKey } from './domain/api-keys.ts';
 import { AppError } from './domain/errors.ts';
 import { DEFAULT_ORG_NAME, ensureOrganization, type Organization } from './domain/organizations.ts';
 import { createInbox } from './domain/inboxes.ts';
 import { createProgram, createTemplate, PROGRAM_STATUSES, PROGRAM_TRIGGERS, type ProgramInput } from './domain/programs.ts';
 import type { Store } from './domain/ports/store.ts';
+import type { BlobStore } from './domain/ports/blob-store.ts';
+import { sweepBlobs } from './domain/blob-sweep.ts';
 import { recordMeetingsHeld, saveMeeting } from './domain/meetings.ts';
 import { CalendarError, readCalendar } from './ical.ts';
 import { readFile } from 'node:fs/promises';
@@ -121,6 +123,13 @@ export async function meetingsImport(store: Store, options: { org?: string; file
   const updated = calendar.events.length - created;
   lines.push(`Imported ${calendar.events.length} meeting${calendar.events.length === 1 ? '' : 's'} into organization "${organization.name}": ${created} created, ${updated} updated.`);
   return lines;
+}
+
+/** Removes blobs no row names that are older than `minutes` (see domain/blob-sweep.ts). */
+export async function blobsSweep(store: Store, blobs: BlobStore, options: { minutes: number; now: Date }): Promise<string[]> {
+  const cutoff = new Date(options.now.getTime() - options.minutes * 60_000);
+  const { removed, kept } = await sweepBlobs(store, blobs, cutoff);
+  return [...removed.map((key) => `removed ${key}`), `${removed.length} unreferenced blob(s) removed, ${kept} kept`];
 }
 
 export async function orgsList(store: Store): Promise<string[]> {

@@ -35,6 +35,27 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** The From address of program messages. */
   readonly mailFrom: string | undefined;
+  /** Where file contents live (TYCHO_BLOB_URL): a local directory, by default `<dataDir>/blobs`, or a bucket. */
+  readonly blobs: BlobLocation;
+}
+
+/** `dir` undefined: a temporary directory, for a throw-away database without TYCHO_DATA_DIR. */
+export type BlobLocation = { kind: 'local'; dir: string | undefined; explicit: boolean } | S3Location;
+
+export interface S3Location {
+  kind: 's3';
+  bucket: string;
+  /** Prepended to every key: empty, or ending in `/`. */
+  prefix: string;
+  /** For MinIO, R2, Ceph…; AWS S3 itself without it. */
+  endpoint: string | undefined;
+  region: string;
+  /** `bucket` in the path instead of the host name (MinIO, Ceph). */
+  forcePathStyle: boolean;
+  /** Without them, the AWS SDK's own chain (AWS_ACCESS_KEY_ID…, profiles, instance roles). */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  /** download_url is a pre-signed URL of the bucket instead of a Tycho-signed one. */
+  presignedDownloads: boolean;
 }
 
 export class ConfigError extends Error {
@@ -45,6 +66,18 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_DATABASE = './data/tycho.sqlite';
+
+/** Where file contents live (README, "Scale out"). */
+export const BLOB_ENV = [
+  'TYCHO_BLOB_URL',
+  'TYCHO_S3_ENDPOINT',
+  'TYCHO_S3_REGION',
+  'AWS_REGION',
+  'TYCHO_S3_FORCE_PATH_STYLE',
+  'TYCHO_S3_ACCESS_KEY_ID',
+  'TYCHO_S3_SECRET_ACCESS_KEY',
+  'TYCHO_BLOB_PRESIGNED_DOWNLOADS',
+] as const;
 
 /** Every variable loadConfig reads (the CLI lists them in its usage and passes each command only its own). */
 export const CONFIG_VARIABLES = [
@@ -68,6 +101,7 @@ export const CONFIG_VARIABLES = [
   'JWT_AUDIENCE',
   'SMTP_URL',
   'SMTP_FROM',
+  ...BLOB_ENV,
 ] as const;
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -75,6 +109,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const databaseUrl = nonEmpty(env.DATABASE_URL) ?? DEFAULT_DATABASE;
+  const dataDir = dataDirOf(nonEmpty(env.TYCHO_DATA_DIR), parseDatabaseUrl(databaseUrl, cwd), cwd);
   return Object.freeze({
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
@@ -86,11 +121,67 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     rateLimits: rateLimits(env),
     redisUrl: redisUrl(env.REDIS_URL),
     jwt: jwtSettings(env),
-    dataDir: dataDirOf(nonEmpty(env.TYCHO_DATA_DIR), parseDatabaseUrl(databaseUrl, cwd), cwd),
+    dataDir,
     uploadLimit: integer(env, 'TYCHO_UPLOAD_LIMIT', 25 * 1024 * 1024, 1, 10 * 1024 * 1024 * 1024),
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: nonEmpty(env.SMTP_FROM),
+    blobs: blobLocation(env, dataDir, cwd),
   });
+}
+
+const BLOB_URL_SHAPE = 'a directory path, a file: URL or s3://<bucket>[/<prefix>]';
+
+function blobLocation(env: Env, dataDir: string | undefined, cwd: string): BlobLocation {
+  const url = nonEmpty(env.TYCHO_BLOB_URL);
+  const presigned = flag(env, 'TYCHO_BLOB_PRESIGNED_DOWNLOADS');
+  if (url === undefined || !/^s3:/i.test(url)) {
+    if (presigned) throw new ConfigError('TYCHO_BLOB_PRESIGNED_DOWNLOADS', 'needs TYCHO_BLOB_URL=s3://<bucket>[/<prefix>]: only a bucket can pre-sign URLs');
+    if (url === undefined) return { kind: 'local', dir: dataDir === undefined ? undefined : resolve(dataDir, 'blobs'), explicit: false };
+    if (/^file:\/\//i.test(url)) return { kind: 'local', dir: fileURLToPath(url), explicit: true };
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) throw new ConfigError('TYCHO_BLOB_URL', `"${url}" uses an unsupported scheme; use ${BLOB_URL_SHAPE}`);
+    return { kind: 'local', dir: resolve(cwd, url), explicit: true };
+  }
+  // Bucket names: 3–63 lower-case letters, digits, dots and hyphens (what S3, R2, MinIO and Ceph all accept).
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/i.exec(url);
+  if (!match) throw new ConfigError('TYCHO_BLOB_URL', `"${url}" is not a valid bucket URL; use ${BLOB_URL_SHAPE} (bucket: 3 to 63 lower-case letters, digits, dots and hyphens)`);
+  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+  const endpoint = nonEmpty(env.TYCHO_S3_ENDPOINT);
+  if (endpoint !== undefined && !/^https?:\/\/[^/\s]+/i.test(endpoint)) {
+    throw new ConfigError('TYCHO_S3_ENDPOINT', `must be an http:// or https:// URL such as https://minio.internal:9000, got "${endpoint}"`);
+  }
+  const accessKeyId = nonEmpty(env.TYCHO_S3_ACCESS_KEY_ID);
+  const secretAccessKey = nonEmpty(env.TYCHO_S3_SECRET_ACCESS_KEY);
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError('TYCHO_S3_ACCESS_KEY_ID', 'and TYCHO_S3_SECRET_ACCESS_KEY go together: set both, or neither to use the AWS SDK\'s own credentials');
+  }
+  return {
+    kind: 's3',
+    bucket: match[1]!,
+    prefix: prefix === '' ? '' : `${prefix}/`,
+    endpoint,
+    region: nonEmpty(env.TYCHO_S3_REGION) ?? nonEmpty(env.AWS_REGION) ?? 'us-east-1',
+    forcePathStyle: flag(env, 'TYCHO_S3_FORCE_PATH_STYLE'),
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    presignedDownloads: presigned,
+  };
+}
+
+/** The warning `serve` prints when several processes could share the database but not the uploads. */
+export function blobWarning(config: Config): string | undefined {
+  if (config.database.engine !== 'postgres' || config.blobs.kind !== 'local' || config.blobs.explicit) return undefined;
+  return (
+    `warning: uploaded files are kept on this machine (${config.blobs.dir}), not in the database: other Tycho processes ` +
+    'on the same PostgreSQL database cannot serve them. Set TYCHO_BLOB_URL=s3://<bucket>[/<prefix>] to keep them in an ' +
+    'S3-compatible bucket, or to a directory to confirm local files (README, "Scale out").'
+  );
+}
+
+function flag(env: Env, name: string): boolean {
+  const value = nonEmpty(env[name])?.toLowerCase();
+  if (value === undefined) return false;
+  if (['1', 'true', 'on', 'yes'].includes(value)) return true;
+  if (['0', 'false', 'off', 'no'].includes(value)) return false;
+  throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
 }
 
 export function parseDatabaseUrl(url: string, cwd: string, poolSize = 10): DatabaseLocation {

@@ -3,17 +3,18 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
-import { CONFIG_VARIABLES, ConfigError, loadConfig, type Config } from './config.ts';
+import { BLOB_ENV, CONFIG_VARIABLES, ConfigError, blobWarning, loadConfig, type Config } from './config.ts';
 import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
-import { inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList, programsCreate, templatesCreate } from './cli.ts';
+import { blobsSweep, inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList, programsCreate, templatesCreate } from './cli.ts';
 import { recordMeetingsHeld } from './domain/meetings.ts';
 import { sendDue } from './domain/program-messages.ts';
-import { timestamp } from './domain/clock.ts';
+import { systemClock, timestamp } from './domain/clock.ts';
 import { smtpMailer } from './mail.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 import type { Store } from './domain/ports/store.ts';
+import type { BlobStore } from './domain/ports/blob-store.ts';
 
 class UsageError extends Error {}
 
@@ -115,6 +116,20 @@ const COMMANDS: Record<string, CommandSpec> = {
       if (typeof values.name !== 'string' || typeof values.email !== 'string') throw new UsageError('inboxes create needs --name and --email');
       const options = { name: values.name, email: values.email, ...(typeof values.org === 'string' ? { org: values.org } : {}) };
       return withStore((store) => inboxesCreate(store, options));
+    },
+  },
+  'blobs sweep': {
+    synopsis: '[--older-than MINUTES]',
+    summary: 'remove stored file contents that no file or attachment names (left by a process that died mid-upload)',
+    options: {
+      'older-than': { type: 'string', value: 'MINUTES', help: 'only contents stored at least this long ago (default: 60), so uploads in flight are spared' },
+    },
+    positionals: [],
+    env: [...STORE_ENV, 'TYCHO_DATA_DIR', ...BLOB_ENV],
+    build: (values) => {
+      const raw = values['older-than'] ?? '60';
+      if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw new UsageError(`--older-than must be a whole number of minutes, got "${String(raw)}"`);
+      return withStore((store, blobs) => blobsSweep(store, blobs, { minutes: Number(raw), now: systemClock() }));
     },
   },
   'meetings import': {
@@ -222,11 +237,11 @@ ${positionals.length > 0 ? section('Arguments', positionals) : ''}${section('Opt
 ${wrap(list(spec.env), '  ')}`;
 }
 
-function withStore(run: (store: Store) => Promise<string[]>): Command {
+function withStore(run: (store: Store, blobs: BlobStore) => Promise<string[]>): Command {
   return async (config) => {
     const runtime = await openRuntime(config);
     try {
-      for (const line of await run(runtime.store)) console.log(line);
+      for (const line of await run(runtime.store, runtime.blobs)) console.log(line);
       return 0;
     } finally {
       await runtime.close();
@@ -349,6 +364,8 @@ async function serve(config: Config): Promise<number> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   console.log(`Tycho is listening on http://${host}:${port} (API base http://${host}:${port}/v0, database ${config.databaseUrl})`);
+  const blobsWarning = blobWarning(config);
+  if (blobsWarning) console.error(`tycho: ${blobsWarning}`);
   if (runtime.firstKey) {
     console.log(`New database: created an API key for the default organization. It is shown only once:\n${runtime.firstKey}`);
   }

@@ -68,12 +68,15 @@ export async function openRuntime(config: Config, options: { firstKey?: boolean 
       firstKey = (await createApiKey(store, organization.id, { name: 'first key' })).token;
     }
     // A throw-away database's uploads must not outlive it in ./data.
-    const temporary = config.dataDir === undefined ? temporaryDataDir() : undefined;
-    const blobs = localBlobStore(join(config.dataDir ?? temporary!, 'blobs'));
+    const temporary = config.blobs.kind === 'local' && config.blobs.dir === undefined ? temporaryDataDir() : undefined;
+    // The AWS SDK loads only when a bucket is configured (it adds most of a second to every start).
+    const bucket = config.blobs.kind === 's3' ? (await import('./store/s3-blob-store.ts')).s3BlobStore(config.blobs) : undefined;
+    const blobs = bucket ?? localBlobStore(config.blobs.kind === 'local' && config.blobs.dir !== undefined ? config.blobs.dir : join(temporary!, 'blobs'));
     const close = async () => {
       try {
         await store.close();
       } finally {
+        bucket?.close();
         if (temporary) removeTemporaryDir(temporary);
       }
     };

@@ -3,6 +3,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { BlobStore } from './ports/blob-store.ts';
 import type { Store } from './ports/store.ts';
+import type { Readable } from 'node:stream';
 
 export const DOWNLOAD_TTL_SECONDS = 3600;
 export const DOWNLOAD_PATH = '/tycho/downloads';
@@ -34,12 +35,35 @@ export function createDownloadSigner(secret: string): DownloadSigner {
 export interface Download {
   filename: string;
   contentType: string;
-  data: Buffer;
+  size: number;
+  stream: Readable;
+}
+
+/** What a download URL is made for: a file or a message attachment. */
+export interface Downloadable {
+  orgId: string;
+  id: string;
+  blobKey: string;
+  filename: string;
+  contentType: string;
+}
+
+/**
+ * The download URL of a file or attachment, valid for an hour from `now`: Tycho's own signed path under
+ * `base` (streamed from the blob store by /tycho/downloads), or a pre-signed URL of the bucket itself when
+ * the blob store is set to give them (TYCHO_BLOB_PRESIGNED_DOWNLOADS).
+ */
+export async function downloadUrl(blobs: BlobStore, signer: DownloadSigner, base: string, target: Downloadable, now: Date): Promise<string> {
+  if (blobs.directUrl) {
+    const expires = new Date((Math.floor(now.getTime() / 1000) + DOWNLOAD_TTL_SECONDS) * 1000);
+    return blobs.directUrl(target.blobKey, { filename: target.filename, contentType: target.contentType, expires, now });
+  }
+  return `${base}${signer.path(target.orgId, target.id, now.getTime() / 1000)}`;
 }
 
 /** The contents of a file or a message attachment (the two share one id space), or undefined when gone. */
 export async function findDownload(store: Store, blobs: BlobStore, orgId: string, id: string): Promise<Download | undefined> {
   const file = (await store.files.find(orgId, id)) ?? (await store.attachments.find(orgId, id));
-  const data = file && (await blobs.get(file.blobKey));
-  return file && data && { filename: file.filename, contentType: file.contentType, data };
+  const content = file && (await blobs.get(file.blobKey));
+  return file && content && { filename: file.filename, contentType: file.contentType, ...content };
 }

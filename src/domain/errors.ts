@@ -71,3 +71,7 @@ export const invalidAt = (pointer: string, detail: string, code: ErrorCode = 'va
 /** A query parameter is malformed; `parameter` is its name in bracket form (`type[eq]`). */
 export const badParameter = (parameter: string, detail: string, code: ErrorCode = 'invalid_parameter'): AppError =>
   new AppError(code, detail, { parameter });
+
+/** A service Tycho depends on (the database, the blob store) did not answer; `cause` is logged, not shown. */
+export const serviceUnavailable = (cause?: unknown): AppError =>
+  Object.assign(new AppError('service_unavailable', 'The service is temporarily unavailable; retry later.'), cause === undefined ? {} : { cause });

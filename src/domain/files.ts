@@ -9,6 +9,7 @@ import type { Principal } from './api-keys.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { BlobStore } from './ports/blob-store.ts';
 import type { Store } from './ports/store.ts';
+import type { Readable } from 'node:stream';
 
 export interface StoredFile {
   id: string;
@@ -26,17 +27,49 @@ export interface StoredFile {
 export interface Upload {
   filename: string;
   contentType: string;
-  data: Buffer;
+  content: ReceivedContent;
   name?: string;
   associations?: { type: string; id: string }[];
 }
 
+/** An upload's contents, already stored under `key`; `id` is the id of the row that will name them. */
+export interface ReceivedContent {
+  id: string;
+  key: string;
+  size: number;
+}
+
+/**
+ * Where an upload's contents go while its request is still being read, and how they are taken back when the
+ * request or its row fails. Contents are stored before their row is committed, never after, so a row always
+ * has its bytes; a process that dies in between leaves an unreferenced blob (`tycho blobs sweep` removes it).
+ */
+export interface ContentSink {
+  receive(data: Readable): Promise<ReceivedContent>;
+  discard(content: ReceivedContent): Promise<void>;
+}
+
+/** Contents of new files (`<org>/<id>`) or message attachments (`<org>/attachments/<id>`). */
+export function contentSink(blobs: BlobStore, orgId: string, kind: 'file' | 'attachment'): ContentSink {
+  return {
+    async receive(data) {
+      const id = newId();
+      const key = kind === 'file' ? `${orgId}/${id}` : `${orgId}/attachments/${id}`;
+      return { id, key, size: await blobs.put(key, data) };
+    },
+    discard: (content) => discardContent(blobs, content),
+  };
+}
+
+/** Removes received contents; a store failing meanwhile is not the client's error, so nothing is thrown. */
+export async function discardContent(blobs: BlobStore, content: { key: string }): Promise<void> {
+  await blobs.delete(content.key).catch(() => undefined);
+}
+
 export async function createFile(store: Store, blobs: BlobStore, principal: Principal, upload: Upload, clock?: Clock): Promise<StoredFile> {
   const filename = upload.filename.trim() || 'upload';
-  const id = newId();
-  const blobKey = `${principal.orgId}/${id}`;
-  // The blob is written first; if the transaction fails it is removed again, so nothing is left behind.
-  await blobs.put(blobKey, upload.data);
+  const { id, key: blobKey, size } = upload.content;
+  // The contents are stored already; if the transaction fails they are removed again, so nothing is left behind.
   try {
     return await store.transaction(async (tx) => {
       const now = timestamp(clock);
@@ -48,7 +81,7 @@ export async function createFile(store: Store, blobs: BlobStore, principal: Prin
         name,
         filename,
         contentType: upload.contentType || 'application/octet-stream',
-        size: upload.data.length,
+        size,
         blobKey,
         associations: await checkItemAssociations(tx, principal.orgId, upload.associations ?? [], 'files'),
         createdAt: now,
@@ -60,7 +93,7 @@ export async function createFile(store: Store, blobs: BlobStore, principal: Prin
       return file;
     });
   } catch (error) {
-    await blobs.delete(blobKey);
+    await discardContent(blobs, upload.content);
     throw error;
   }
 }
@@ -75,12 +108,15 @@ export async function listFiles(store: Store, orgId: string, page: PageRequest):
   return { ...found, rows: await withItemAssociations(store, orgId, 'file', found.rows) };
 }
 
+/**
+ * Deletes the row and its contents. The contents go last, inside the transaction: a store that fails rolls the
+ * row back (503, retry), and a transaction run again deletes them again, which is no error.
+ */
 export async function deleteFile(store: Store, blobs: BlobStore, orgId: string, id: string): Promise<void> {
-  const file = await store.transaction(async (tx) => {
+  await store.transaction(async (tx) => {
     const found = await getFile(tx, orgId, id);
     await tx.files.delete(orgId, id);
     await tx.links.deleteEntity(orgId, 'file', id);
-    return found;
+    await blobs.delete(found.blobKey);
   });
-  await blobs.delete(file.blobKey);
 }

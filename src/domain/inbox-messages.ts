@@ -216,17 +216,17 @@ export async function updateDraft(store: Store, orgId: string, id: string, patch
   });
 }
 
+/** Deletes the draft and its attachments, their contents last inside the transaction (as `deleteFile`). */
 export async function deleteDraft(store: Store, blobs: BlobStore, orgId: string, id: string, clock?: Clock): Promise<void> {
-  const attachments = await store.transaction(async (tx) => {
+  await store.transaction(async (tx) => {
     const message = await lockedMessage(tx, orgId, id);
     requireDraft(message, 'deleted');
     const all = await everyRecord(tx.attachments, orgId, { messageId: id });
     for (const a of all) await tx.attachments.delete(orgId, a.id);
     await tx.messages.delete(orgId, id);
     await refreshConversation(tx, orgId, message.conversationId, timestamp(clock));
-    return all;
+    await Promise.all(all.map((a) => blobs.delete(a.blobKey)));
   });
-  for (const a of attachments) await blobs.delete(a.blobKey);
 }
 
 /** Tycho extension: sends a draft. Nothing leaves the machine; the message becomes sent and the activity is recorded. */

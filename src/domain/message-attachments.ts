@@ -1,10 +1,9 @@
 // Attachments of draft messages: added from an upload or as a copy of an existing file, removed again; both
 // only while the message is a draft.
 import { AppError, invalidAt, notFound } from './errors.ts';
-import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { everyRecord, getMessage, lockedMessage, type Attachment } from './inbox-messages.ts';
-import type { Upload } from './files.ts';
+import { contentSink, discardContent, type Upload } from './files.ts';
 import type { BlobStore } from './ports/blob-store.ts';
 import type { Store } from './ports/store.ts';
 
@@ -22,7 +21,10 @@ export async function attachmentsByMessage(store: Store, orgId: string, messageI
   return byMessage;
 }
 
-/** Adds an uploaded file, or a copy of an existing file (`file_id`), to a draft. */
+/**
+ * Adds an uploaded file (its contents already received), or a copy of an existing file (`file_id`), to a
+ * draft. Received or copied contents are removed again when the attachment is refused.
+ */
 export async function addAttachment(
   store: Store,
   blobs: BlobStore,
@@ -31,50 +33,50 @@ export async function addAttachment(
   source: { upload: Upload } | { fileId: string },
   clock?: Clock,
 ): Promise<Attachment> {
-  const message = await getMessage(store, orgId, messageId);
-  if (!message.draft) throw new AppError('invalid_state', DRAFT_ONLY);
-  let upload: Pick<Upload, 'filename' | 'contentType' | 'data'>;
-  if ('fileId' in source) {
-    const file = await store.files.find(orgId, source.fileId);
-    const data = file && (await blobs.get(file.blobKey));
-    if (!file || !data) throw invalidAt('/file_id', `no file has id "${source.fileId}"`);
-    upload = { filename: file.filename, contentType: file.contentType, data };
-  } else {
-    upload = source.upload;
-  }
-  const attachment: Attachment = {
-    id: newId(),
-    orgId,
-    messageId,
-    filename: upload.filename || 'attachment',
-    contentType: upload.contentType || 'application/octet-stream',
-    size: upload.data.length,
-    blobKey: '',
-    createdAt: timestamp(clock),
-  };
-  attachment.blobKey = `${orgId}/attachments/${attachment.id}`;
-  await blobs.put(attachment.blobKey, upload.data);
+  let content = 'upload' in source ? source.upload.content : undefined;
   try {
+    const message = await getMessage(store, orgId, messageId);
+    if (!message.draft) throw new AppError('invalid_state', DRAFT_ONLY);
+    let described: { filename: string; contentType: string };
+    if ('fileId' in source) {
+      const file = await store.files.find(orgId, source.fileId);
+      const data = file && (await blobs.get(file.blobKey));
+      if (!file || !data) throw invalidAt('/file_id', `no file has id "${source.fileId}"`);
+      content = await contentSink(blobs, orgId, 'attachment').receive(data.stream);
+      described = file;
+    } else {
+      described = source.upload;
+    }
+    const attachment: Attachment = {
+      id: content!.id,
+      orgId,
+      messageId,
+      filename: described.filename || 'attachment',
+      contentType: described.contentType || 'application/octet-stream',
+      size: content!.size,
+      blobKey: content!.key,
+      createdAt: timestamp(clock),
+    };
     await store.transaction(async (tx) => {
       // Checked again inside the transaction: the draft may have been sent meanwhile.
       if (!(await lockedMessage(tx, orgId, messageId)).draft) throw new AppError('invalid_state', DRAFT_ONLY);
       await tx.attachments.insert(attachment);
     });
+    return attachment;
   } catch (error) {
-    await blobs.delete(attachment.blobKey);
+    if (content) await discardContent(blobs, content);
     throw error;
   }
-  return attachment;
 }
 
+/** Removes the attachment, its contents last inside the transaction (as `deleteFile`). */
 export async function removeAttachment(store: Store, blobs: BlobStore, orgId: string, messageId: string, id: string): Promise<void> {
-  const attachment = await store.transaction(async (tx) => {
+  await store.transaction(async (tx) => {
     const message = await lockedMessage(tx, orgId, messageId);
     const found = await tx.attachments.find(orgId, id);
     if (!found || found.messageId !== message.id) throw notFound();
     if (!message.draft) throw new AppError('invalid_state', DRAFT_ONLY);
     await tx.attachments.delete(orgId, id);
-    return found;
+    await blobs.delete(found.blobKey);
   });
-  await blobs.delete(attachment.blobKey);
 }

@@ -1,10 +1,12 @@
 // Reading a multipart upload (POST /v0/files, attachments): the `file` part plus text fields. Associations
 // arrive either as form fields `associations[][id]` / `associations[][type]` (TypeScript SDK) or as one
-// `associations` part holding JSON (Ruby SDK); both are accepted. The whole body is read before anything is
-// stored, so a malformed body (4xx) never leaves a file behind.
+// `associations` part holding JSON (Ruby SDK); both are accepted. The `file` part streams into the blob store
+// as it arrives (`ContentSink`), whatever comes after it; when the rest of the body turns out malformed (4xx),
+// the stored contents are discarded again, so a refused upload never leaves a file behind.
 import type { FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
 import { AppError, invalidAt } from '../domain/errors.ts';
-import type { Upload } from '../domain/files.ts';
+import type { ContentSink, ReceivedContent, Upload } from '../domain/files.ts';
 import { findNul } from './plugins/text-guard.ts';
 
 /** Part counts a multipart upload may have (the file size limit is TYCHO_UPLOAD_LIMIT). */
@@ -14,8 +16,8 @@ const FIELD_SIZE_LIMIT = 1024 * 1024;
 /**
  * Busboy stalls for good when a part it skips (one without Content-Disposition) arrives in one chunk larger
  * than a part's buffer: the skipped part is not read yet when the chunk is pushed into it, and the parser
- * never resumes. A buffer this size is never full; memory stays bounded because every part is read whole
- * anyway (`toBuffer`, within the upload limit) or discarded as it arrives.
+ * never resumes. A buffer this size is never full; memory stays bounded because every part is streamed to
+ * the store, read whole within the upload limit, or discarded as it arrives.
  */
 const PART_BUFFER = 1024 * 1024 * 1024;
 
@@ -23,10 +25,21 @@ const SHAPE =
   'send Content-Type `multipart/form-data; boundary=<token>` and a body of parts, each opened by `--<token>\\r\\n`, ' +
   'headers (`Content-Disposition: form-data; name="file"; filename="…"`), a blank line and the contents, closed by `--<token>--`';
 
-type File = { filename: string; contentType: string; data: Buffer };
+type File = { filename: string; contentType: string; content: ReceivedContent };
 
-/** `fileOptional`: a `file_id` field may stand in for the file (attachments); it is returned as `fileId`. */
-export async function readUpload(request: FastifyRequest, options: { fileOptional?: boolean } = {}): Promise<Upload & { fileId?: string }> {
+/** An upload with its `file` part (POST /v0/files). */
+export async function readUpload(request: FastifyRequest, sink: ContentSink): Promise<Upload> {
+  const { upload } = await readSource(request, sink, false);
+  return upload!;
+}
+
+/** An attachment's source: an uploaded `file` part, or a `file_id` field naming an existing file. */
+export async function readAttachmentSource(request: FastifyRequest, sink: ContentSink): Promise<{ upload: Upload } | { fileId: string }> {
+  const { upload, fileId } = await readSource(request, sink, true);
+  return upload ? { upload } : { fileId: fileId! };
+}
+
+async function readSource(request: FastifyRequest, sink: ContentSink, fileOptional: boolean): Promise<{ upload?: Upload; fileId?: string }> {
   if (!request.isMultipart()) {
     throw new AppError('unsupported_media_type', 'send the upload as multipart/form-data with a "file" part');
   }
@@ -36,34 +49,47 @@ export async function readUpload(request: FastifyRequest, options: { fileOptiona
   let file: File | undefined;
   const fields: Record<string, string[]> = {};
   try {
-    for await (const part of request.parts({ fileHwm: PART_BUFFER })) {
-      if (part.type === 'file') {
-        const data = await part.toBuffer();
-        if (part.fieldname === 'file') {
-          if (file) throw invalidAt('/file', 'the upload has more than one "file" part; send exactly one');
-          // A part typed as a file may come without a filename; the domain names such uploads itself.
-          file = { filename: part.filename ?? '', contentType: part.mimetype ?? 'application/octet-stream', data };
-        } else if (part.fieldname === 'associations') (fields.associations ??= []).push(data.toString('utf8'));
-      } else {
-        if (part.valueTruncated || part.fieldnameTruncated) {
-          throw new AppError('payload_too_large', `the form field "${part.fieldname}" is longer than ${FIELD_SIZE_LIMIT} bytes; send shorter text fields`);
+    try {
+      for await (const part of request.parts({ fileHwm: PART_BUFFER })) {
+        if (part.type === 'file') {
+          if (part.fieldname === 'file') {
+            if (file) throw invalidAt('/file', 'the upload has more than one "file" part; send exactly one');
+            // A part typed as a file may come without a filename; the domain names such uploads itself.
+            file = { filename: part.filename ?? '', contentType: part.mimetype ?? 'application/octet-stream', content: await sink.receive(limited(part.file)) };
+          } else {
+            const data = await part.toBuffer();
+            if (part.fieldname === 'associations') (fields.associations ??= []).push(data.toString('utf8'));
+          }
+        } else {
+          if (part.valueTruncated || part.fieldnameTruncated) {
+            throw new AppError('payload_too_large', `the form field "${part.fieldname}" is longer than ${FIELD_SIZE_LIMIT} bytes; send shorter text fields`);
+          }
+          // A field part sent as application/json (Ruby SDK associations) arrives already parsed.
+          (fields[part.fieldname] ??= []).push(typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
         }
-        // A field part sent as application/json (Ruby SDK associations) arrives already parsed.
-        (fields[part.fieldname] ??= []).push(typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
       }
+    } catch (error) {
+      throw multipartError(error);
     }
+    refuseNul(file, fields);
+    const fileId = fields.file_id?.[0];
+    if (!file && fileOptional && fileId !== undefined) return { fileId };
+    if (!file) throw invalidAt('/file', 'the upload needs a "file" part with the file contents and a filename');
+    const upload: Upload = { ...file };
+    if (fields.name?.[0] !== undefined) upload.name = fields.name[0];
+    const associations = parseAssociations(fields);
+    if (associations) upload.associations = associations;
+    return { upload };
   } catch (error) {
-    throw multipartError(error);
+    if (file) await sink.discard(file.content);
+    throw error;
   }
-  refuseNul(file, fields);
-  const fileId = fields.file_id?.[0];
-  if (!file && options.fileOptional && fileId !== undefined) return { filename: '', contentType: '', data: Buffer.alloc(0), fileId };
-  if (!file) throw invalidAt('/file', 'the upload needs a "file" part with the file contents and a filename');
-  const upload: Upload = { ...file };
-  if (fields.name?.[0] !== undefined) upload.name = fields.name[0];
-  const associations = parseAssociations(fields);
-  if (associations) upload.associations = associations;
-  return upload;
+}
+
+/** The file part's stream, failing with the size-limit error (413) instead of ending short when it is too large. */
+function limited(stream: Readable & { truncated?: boolean }): Readable {
+  stream.once('limit', () => stream.destroy(Object.assign(new Error('request file too large'), { code: 'FST_REQ_FILE_TOO_LARGE' })));
+  return stream;
 }
 
 /** Text of a multipart body is held to the rule JSON bodies follow (text-guard.ts): no U+0000 anywhere. */

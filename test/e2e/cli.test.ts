@@ -2,10 +2,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -443,6 +443,30 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
       const { code } = await server.stop('SIGTERM');
       assert.equal(code, 0, server.stderr);
       assert.ok(readdirSync(join(dataDir, 'blobs'), { recursive: true }).length > 0, 'the upload stays in TYCHO_DATA_DIR');
+    });
+  });
+
+  describe('blobs sweep', { concurrency: false }, () => {
+    it('removes stored contents no row names once older than --older-than, and keeps the rest', async () => {
+      const blobs = mkdtempSync(join(dir, 'blobs-'));
+      const env = { DATABASE_URL: join(dir, 'sweep.sqlite'), TYCHO_BLOB_URL: blobs };
+      // Two keys of Tycho's shapes that no row names, and one of another shape (not Tycho's: never removed).
+      for (const key of ['org1/orphan', 'org1/attachments/orphan', 'backup/2026/archive']) {
+        mkdirSync(dirname(join(blobs, key)), { recursive: true });
+        writeFileSync(join(blobs, key), 'x');
+      }
+      const young = await run(['blobs', 'sweep'], env);
+      assert.equal(young.code, 0, young.stderr);
+      assert.equal(lastLine(young.stdout), '0 unreferenced blob(s) removed, 3 kept');
+      const swept = await run(['blobs', 'sweep', '--older-than', '0'], env);
+      assert.equal(swept.code, 0, swept.stderr);
+      const out = lines(swept.stdout);
+      assert.equal(out.at(-1), '2 unreferenced blob(s) removed, 1 kept');
+      assert.deepEqual(out.slice(0, -1).sort(), ['removed org1/attachments/orphan', 'removed org1/orphan']);
+      assert.deepEqual([existsSync(join(blobs, 'org1/orphan')), existsSync(join(blobs, 'backup/2026/archive'))], [false, true]);
+      const bad = await run(['blobs', 'sweep', '--older-than', 'soon'], env);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /--older-than must be a whole number of minutes, got "soon"/);
     });
   });
 });

@@ -5,6 +5,9 @@ import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { throwawayPostgres } from '../helpers/harness.ts';
 import { serveTycho } from '../helpers/tycho-cli.ts';
+import { sharedS3Server } from '../helpers/s3-server.ts';
+import { loadConfig, type S3Location } from '../../src/config.ts';
+import { s3BlobStore } from '../../src/store/s3-blob-store.ts';
 import { valueLock } from '../../src/domain/locks.ts';
 import type { Field } from '../../src/domain/fields.ts';
 import { openStore } from '../../src/store/open-store.ts';
@@ -12,11 +15,16 @@ import { createApiKey, revokeApiKey } from '../../src/domain/api-keys.ts';
 
 const KEY = 'tycho_scale_out_key_0123456789';
 
-const startServer = (databaseUrl: string) => serveTycho({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off' });
+/** A `tycho serve` on the database (and `env`); `output()` is what it has printed so far. */
+const startServer = (databaseUrl: string, env: Record<string, string> = {}) =>
+  serveTycho({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', ...env });
+
+const stopServers = (servers: { child: ChildProcess }[]) =>
+  Promise.all(servers.map((s) => new Promise((resolve) => (s.child.once('exit', resolve), s.child.kill('SIGTERM')))));
 
 describe('scale-out: two processes, one PostgreSQL database', { skip: !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL is not set' }, () => {
   let database: Awaited<ReturnType<typeof throwawayPostgres>>;
-  let servers: { child: ChildProcess; url: string }[] = [];
+  let servers: { child: ChildProcess; url: string; output(): string }[] = [];
   const call = async (server: number, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${servers[server]!.url}${path}`, {
       method,
@@ -35,8 +43,15 @@ describe('scale-out: two processes, one PostgreSQL database', { skip: !process.e
     servers.push(await startServer(database.url));
   });
   after(async () => {
-    await Promise.all(servers.map((s) => new Promise((resolve) => (s.child.once('exit', resolve), s.child.kill('SIGTERM')))));
+    await stopServers(servers);
     await database.drop();
+  });
+
+  it('without TYCHO_BLOB_URL each process warns that uploaded files stay on its machine', async () => {
+    for (const server of servers) {
+      await waitFor(() => server.output().includes('TYCHO_BLOB_URL'));
+      assert.match(server.output(), /warning: uploaded files are kept on this machine .*other Tycho processes on the same PostgreSQL database cannot serve them/s);
+    }
   });
 
   it('racing upserts of one new identifier through both processes create exactly one item', async () => {
@@ -178,5 +193,59 @@ describe('scale-out: two processes, one PostgreSQL database', { skip: !process.e
     } finally {
       await store.close();
     }
+  });
+});
+
+/** Resolves once `ready()` holds (output of a child arrives in chunks). */
+async function waitFor(ready: () => boolean): Promise<void> {
+  for (let tries = 0; tries < 100 && !ready(); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+describe('scale-out: two processes share uploads through an S3-compatible bucket', { skip: !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL is not set' }, () => {
+  let database: Awaited<ReturnType<typeof throwawayPostgres>>;
+  let servers: { child: ChildProcess; url: string; output(): string }[] = [];
+  let bucket: Record<string, string>;
+  const headers = { authorization: `Bearer ${KEY}` };
+
+  before(async () => {
+    database = await throwawayPostgres();
+    bucket = await (await sharedS3Server()).bucketEnv();
+    servers = [await startServer(database.url, bucket)];
+    servers.push(await startServer(database.url, bucket));
+  });
+  after(async () => {
+    await stopServers(servers);
+    await database.drop();
+  });
+
+  it('a file uploaded through one process is downloaded and deleted through the other, bytes and all', async () => {
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7) % 256));
+    const form = new FormData();
+    form.append('file', new Blob([bytes], { type: 'application/octet-stream' }), 'shared.bin');
+    const uploaded = await fetch(`${servers[0]!.url}/v0/files`, { method: 'POST', headers, body: form });
+    assert.equal(uploaded.status, 201, await uploaded.clone().text());
+    const file = (await uploaded.json()) as { id: string; download_url: string };
+
+    // The other process's view: the row, a fresh download URL, and the bytes.
+    const seen = await fetch(`${servers[1]!.url}/v0/files/${file.id}`, { headers });
+    const { download_url: url } = (await seen.json()) as { download_url: string };
+    assert.ok(url.startsWith(servers[1]!.url), url);
+    for (const link of [url, file.download_url]) {
+      const got = await fetch(link);
+      assert.equal(got.status, 200);
+      assert.ok(Buffer.from(await got.arrayBuffer()).equals(bytes));
+    }
+
+    const objects = async () => {
+      const keys: string[] = [];
+      for await (const blob of s3BlobStore(loadConfig(bucket).blobs as S3Location).list()) keys.push(blob.key);
+      return keys;
+    };
+    assert.equal((await objects()).length, 1);
+    assert.equal((await fetch(`${servers[1]!.url}/v0/files/${file.id}`, { method: 'DELETE', headers })).status, 204);
+    assert.deepEqual(await objects(), []);
+    assert.equal((await fetch(file.download_url)).status, 404);
+    assert.equal((await fetch(`${servers[0]!.url}/v0/files/${file.id}`, { headers })).status, 404);
+    for (const server of servers) assert.doesNotMatch(server.output(), /uploaded files are kept on this machine/);
   });
 });

@@ -15,11 +15,18 @@ import type { RateLimits } from '../../src/http/plugins/rate-limit.ts';
 import type { JwtVerifier } from '../../src/domain/jwt.ts';
 import { appOptions, openRuntime } from '../../src/runtime.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
+import type { BlobStore } from '../../src/domain/ports/blob-store.ts';
+import { sharedS3Server, type S3Server } from './s3-server.ts';
 
 export type EngineName = 'sqlite' | 'postgres';
 
 /** SQLite always; PostgreSQL too when TEST_DATABASE_URL names a server (each harness gets its own database). */
 export const ENGINES: EngineName[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export type BlobStoreName = 'local' | 's3';
+
+/** Where file contents go: the local disk, and a bucket of an S3-compatible server started inside the test run. */
+export const BLOB_STORES: BlobStoreName[] = ['local', 's3'];
 
 /** A new, empty PostgreSQL database on the TEST_DATABASE_URL server, and how to drop it. */
 export async function throwawayPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
@@ -62,6 +69,7 @@ export interface RequestOptions {
 export interface Harness {
   app: FastifyInstance;
   store: Store;
+  blobs: BlobStore;
   key: string;
   orgId: string;
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<Response<T>>;
@@ -80,11 +88,19 @@ let orgCounter = 0;
 
 export async function createHarness(
   engine: EngineName = 'sqlite',
-  options: { clock?: Clock; env?: Record<string, string>; rateLimits?: RateLimits; jwt?: JwtVerifier } = {},
+  options: { clock?: Clock; env?: Record<string, string>; rateLimits?: RateLimits; jwt?: JwtVerifier; blobs?: BlobStoreName; s3?: S3Server } = {},
 ): Promise<Harness> {
   const database = engine === 'postgres' ? await throwawayPostgres() : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'tycho-test-data-'));
-  const config = loadConfig({ DATABASE_URL: database?.url ?? ':memory:', TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', TYCHO_DATA_DIR: dataDir, ...options.env });
+  const bucket = options.blobs === 's3' || options.s3 ? await (options.s3 ?? (await sharedS3Server())).bucketEnv() : {};
+  const config = loadConfig({
+    DATABASE_URL: database?.url ?? ':memory:',
+    TYCHO_API_KEY: TEST_KEY,
+    LOG_LEVEL: 'silent',
+    TYCHO_DATA_DIR: dataDir,
+    ...bucket,
+    ...options.env,
+  });
   const runtime = await openRuntime(config);
   const app = await buildApp({
     ...appOptions(runtime, config),
@@ -117,6 +133,7 @@ export async function createHarness(
   return {
     app,
     store: runtime.store,
+    blobs: runtime.blobs,
     key: TEST_KEY,
     orgId: runtime.defaultOrg.id,
     request,
@@ -134,7 +151,7 @@ export async function createHarness(
     },
     async close() {
       await app.close();
-      await runtime.store.close();
+      await runtime.close();
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

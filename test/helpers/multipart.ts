@@ -1,5 +1,6 @@
 // Hand-built multipart/form-data bodies for upload tests, and fetching a signed download URL through the app.
 import type { Harness, Response } from './harness.ts';
+import { everyRecord } from '../../src/domain/inbox-messages.ts';
 
 export const BOUNDARY = 'TychoTestBoundary7MA4YWxkTrZu0gW';
 
@@ -43,4 +44,17 @@ export async function downloadBytes(h: Harness, downloadUrl: string): Promise<{ 
   const url = new URL(downloadUrl);
   const res = await h.app.inject({ method: 'GET', url: url.pathname + url.search });
   return { status: res.statusCode, headers: res.headers, bytes: res.rawPayload };
+}
+
+/** The keys in the harness's blob store under the organization (the harness's own by default), sorted. */
+export async function storedKeys(h: Harness, orgId = h.orgId): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const blob of h.blobs.list()) if (blob.key.startsWith(`${orgId}/`)) keys.push(blob.key);
+  return keys.sort();
+}
+
+/** The blob keys the organization's file and attachment rows name, sorted: what its part of the store should hold. */
+export async function referencedKeys(h: Harness, orgId = h.orgId): Promise<string[]> {
+  const rows = [...(await everyRecord(h.store.files, orgId, {})), ...(await everyRecord(h.store.attachments, orgId, {}))];
+  return rows.map((r) => r.blobKey).sort();
 }

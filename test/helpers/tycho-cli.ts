@@ -36,7 +36,7 @@ export function tycho(args: string[], env: Record<string, string>): Promise<CliR
 }
 
 /** `tycho serve` started with the environment plus `env`, resolved once it listens (its base URL with it). */
-export function serveTycho(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+export function serveTycho(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output(): string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/tycho.mjs', 'serve'], { cwd: ROOT, env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -46,7 +46,7 @@ export function serveTycho(env: Record<string, string>): Promise<{ child: ChildP
       const match = /listening on (http:\/\/\S+?) /.exec(output);
       if (match) {
         clearTimeout(timer);
-        resolve({ child, url: match[1]! });
+        resolve({ child, url: match[1]!, output: () => output });
       }
     });
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

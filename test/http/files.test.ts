@@ -4,9 +4,10 @@
 // isolation, the file_created activity, and read-only keys.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
+import { assertBareNotFound, BLOB_STORES, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, makeItem, text, collectionPointer, type CollectionPointer } from '../helpers/items.ts';
-import { download, downloadBytes, postMultipart, type Part } from '../helpers/multipart.ts';
+import { download, downloadBytes, postMultipart, referencedKeys, storedKeys, type Part } from '../helpers/multipart.ts';
+import { randomBytes } from 'node:crypto';
 import { activitiesOfType, listIds } from '../helpers/activities.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -33,15 +34,15 @@ function withParam(downloadUrl: string, name: string, value: string): string {
   return url.toString();
 }
 
-for (const engine of ENGINES) {
-  describe(`files: upload, validation, activity (${engine})`, () => {
+for (const engine of ENGINES) for (const blobs of BLOB_STORES) {
+  describe(`files: upload, validation, activity (${engine}, ${blobs} store)`, () => {
     let h: Harness;
     let people: CollectionPointer;
     let companies: CollectionPointer;
     let ada: any;
     let acme: any;
     before(async () => {
-      h = await createHarness(engine);
+      h = await createHarness(engine, { blobs });
       ada = await makeItem(h, 'people', { name: text('Ada Lovelace') });
       acme = await makeItem(h, 'organizations', { name: text('Acme') });
       people = await collectionPointer(h, 'people');
@@ -181,13 +182,19 @@ for (const engine of ENGINES) {
       assert.equal(errorOf(res).title, 'Forbidden');
       assert.deepEqual(await fileIds(h, key), before);
     });
+
+    it('the store holds the contents of exactly the files that exist: refused uploads left nothing behind', async () => {
+      const keys = await storedKeys(h);
+      assert.ok(keys.length > 0);
+      assert.deepEqual(keys, await referencedKeys(h));
+    });
   });
 
-  describe(`files: downloads, list, retrieve, delete, isolation (${engine})`, () => {
+  describe(`files: downloads, list, retrieve, delete, isolation (${engine}, ${blobs} store)`, () => {
     let h: Harness;
     let offset = 0;
     before(async () => {
-      h = await createHarness(engine, { clock: () => new Date(Date.now() + offset) });
+      h = await createHarness(engine, { blobs, clock: () => new Date(Date.now() + offset) });
     });
     after(() => h.close());
 
@@ -274,6 +281,26 @@ for (const engine of ENGINES) {
       assert.equal((await fileIds(h)).includes(f.id), false);
     });
 
+    it('a file of several MiB streams in and out byte for byte (several parts in a bucket)', async () => {
+      const bytes = randomBytes(6 * 1024 * 1024 + 123);
+      const f = await upload(h, [filePart('big.bin', bytes, 'application/octet-stream')]);
+      assert.equal(f.size, bytes.length);
+      const res = await downloadBytes(h, f.download_url);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-length'], String(bytes.length));
+      assert.ok(res.bytes.equals(bytes));
+      assert.equal((await h.delete(`/v0/files/${f.id}`)).status, 204);
+    });
+
+    it('DELETE removes the stored contents too', async () => {
+      const f = await upload(h, [filePart('bytes.txt', 'bytes')]);
+      const { blobKey } = (await h.store.files.find(h.orgId, f.id))!;
+      (await h.blobs.get(blobKey))!.stream.destroy();
+      assert.equal((await h.delete(`/v0/files/${f.id}`)).status, 204);
+      assert.equal(await h.blobs.get(blobKey), undefined);
+      assert.deepEqual(await storedKeys(h), await referencedKeys(h));
+    });
+
     it("another organization's key: GET and DELETE → 404, and the file is not listed", async () => {
       const f = await upload(h, [filePart('ours.txt', 'ours')]);
       const other = await h.newOrg();
@@ -295,10 +322,10 @@ for (const engine of ENGINES) {
     });
   });
 
-  describe(`files: upload limit (${engine})`, () => {
+  describe(`files: upload limit (${engine}, ${blobs} store)`, () => {
     let h: Harness;
     before(async () => {
-      h = await createHarness(engine, { env: { TYCHO_UPLOAD_LIMIT: '1000' } });
+      h = await createHarness(engine, { blobs, env: { TYCHO_UPLOAD_LIMIT: '1000' } });
     });
     after(() => h.close());
 
@@ -308,9 +335,40 @@ for (const engine of ENGINES) {
       errorOf(res);
       assert.deepEqual(await fileIds(h), []);
       assert.deepEqual(await fileCreatedActivities(h), []);
+      assert.deepEqual(await storedKeys(h), []);
       const ok = await upload(h, [filePart('small.bin', Buffer.alloc(900, 7), 'application/octet-stream')]);
       assert.equal(ok.size, 900);
       assert.deepEqual(await fileIds(h), [ok.id]);
+    });
+  });
+}
+
+for (const engine of ENGINES) {
+  describe(`files: pre-signed bucket download URLs, TYCHO_BLOB_PRESIGNED_DOWNLOADS (${engine})`, () => {
+    let h: Harness;
+    // The bucket checks expiry against its own clock, so the test's clock stands still near the real time.
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    before(async () => {
+      h = await createHarness(engine, { blobs: 's3', clock: () => new Date(now), env: { TYCHO_BLOB_PRESIGNED_DOWNLOADS: 'true' } });
+    });
+    after(() => h.close());
+
+    it('download_url is a URL of the bucket, signed at the clock for an hour, serving the bytes under the filename', async () => {
+      const f = await upload(h, [filePart('signed report.txt', 'from the bucket')]);
+      const url = new URL(f.download_url);
+      assert.equal(url.searchParams.get('X-Amz-Expires'), '3600');
+      assert.equal(url.searchParams.get('X-Amz-Date'), now.toISOString().replace(/[-:]|\.000/g, ''));
+      assert.ok(url.pathname.endsWith(`/uploads/${h.orgId}/${f.id}`), url.pathname);
+      // The URL is the bucket's own: s3rver checks the signature against the time it was made for.
+      const res = await fetch(f.download_url);
+      assert.equal(res.status, 200, await res.clone().text());
+      assert.equal(await res.text(), 'from the bucket');
+      assert.match(String(res.headers.get('content-disposition')), /signed%20report\.txt/);
+      assert.match(String(res.headers.get('content-type')), /text\/plain/);
+      const listed = (await h.get('/v0/files')).body.data[0];
+      assert.equal(new URL(listed.download_url).origin, url.origin);
+      assert.equal((await h.delete(`/v0/files/${f.id}`)).status, 204);
+      assert.equal((await fetch(f.download_url)).status, 404);
     });
   });
 }

@@ -6,9 +6,9 @@
 // (inbox_message_sent) and what a sent message refuses, and organization isolation.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertBareNotFound, ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
+import { assertBareNotFound, BLOB_STORES, ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
 import { assertInvalid, email, makeItem, text, val, collectionPointer, walkForward, type CollectionPointer } from '../helpers/items.ts';
-import { download, postMultipart } from '../helpers/multipart.ts';
+import { download, postMultipart, referencedKeys, storedKeys } from '../helpers/multipart.ts';
 import { createInbox } from '../../src/domain/inboxes.ts';
 import { activitiesOfType, listIds } from '../helpers/activities.ts';
 
@@ -283,11 +283,11 @@ for (const engine of ENGINES) {
     });
   });
 
-  describe(`inbox messages: attachments (${engine})`, () => {
+  for (const blobs of BLOB_STORES) describe(`inbox messages: attachments (${engine}, ${blobs} store)`, () => {
     let h: Harness;
     let inboxId: string;
     before(async () => {
-      h = await createHarness(engine);
+      h = await createHarness(engine, { blobs });
       inboxId = await supportInbox(h);
     });
     after(() => h.close());
@@ -384,6 +384,22 @@ for (const engine of ENGINES) {
       assert.equal((await download(h, a.download_url)).status, 200);
       assert.equal((await h.delete(`/v0/inbox_messages/${m.id}`)).status, 204);
       assertBareNotFound(await download(h, a.download_url));
+    });
+
+    it('an attachment to a sent message or an unknown message is refused and leaves no contents behind', async () => {
+      const file = (await postMultipart(h, '/v0/files', [filePart('f.txt', 'f')])).body;
+      const sent = await draft(h, { inbox_id: inboxId, body: 'x', to: [{ email: 'ann@example.com' }] });
+      assert.equal((await h.post(`/v0/tycho/inbox_messages/${sent.id}/send`)).status, 200);
+      assert.equal((await postMultipart(h, `/v0/inbox_messages/${sent.id}/attachments`, [filePart('late.txt', 'late')])).status, 422);
+      assert.equal((await h.post(`/v0/inbox_messages/${sent.id}/attachments`, { file_id: file.id })).status, 422);
+      assertBareNotFound(await postMultipart(h, `/v0/inbox_messages/${UNKNOWN_ID}/attachments`, [filePart('lost.txt', 'lost')]));
+      assert.deepEqual(await storedKeys(h), await referencedKeys(h));
+    });
+
+    it('the store holds the contents of exactly the files and attachments that exist: deleted ones are removed', async () => {
+      const keys = await storedKeys(h);
+      assert.ok(keys.length > 0);
+      assert.deepEqual(keys, await referencedKeys(h));
     });
   });
 

@@ -3,8 +3,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
-import { BOUNDARY, multipartBody } from '../helpers/multipart.ts';
+import { BLOB_STORES, ENGINES, createHarness, errorOf, type Harness, type Response } from '../helpers/harness.ts';
+import { BOUNDARY, multipartBody, storedKeys } from '../helpers/multipart.ts';
 import { createInbox } from '../../src/domain/inboxes.ts';
 
 const MULTIPART = `multipart/form-data; boundary=${BOUNDARY}`;
@@ -121,12 +121,12 @@ function assertRefused(res: Response, expected: Case): void {
   if (expected.parameter) assert.equal(error.source?.parameter, expected.parameter);
 }
 
-for (const engine of ENGINES) {
-  describe(`malformed multipart uploads are 4xx and write nothing (${engine})`, () => {
+for (const engine of ENGINES) for (const blobs of BLOB_STORES) {
+  describe(`malformed multipart uploads are 4xx and write nothing (${engine}, ${blobs} store)`, () => {
     let h: Harness;
     let draftId: string;
     before(async () => {
-      h = await createHarness(engine);
+      h = await createHarness(engine, { blobs });
       const inbox = await createInbox(h.store, h.orgId, { name: 'Support', email: 'support@tycho.test' });
       const draft = await h.post('/v0/inbox_messages', { inbox_id: inbox.id, body: 'x' });
       assert.equal(draft.status, 201, draft.text);
@@ -139,6 +139,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(files.body.data, [], 'no file row');
       const message = await h.get(`/v0/inbox_messages/${draftId}?include[]=attachments`);
       assert.deepEqual(message.body.attachments ?? [], [], 'no attachment');
+      assert.deepEqual(await storedKeys(h), [], 'no contents in the blob store');
     };
 
     for (const target of ['POST /v0/files', 'POST /v0/inbox_messages/{id}/attachments']) {

@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import fc from 'fast-check';
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../src/config.ts';
+import { CONFIG_VARIABLES, ConfigError, blobWarning, loadConfig } from '../../src/config.ts';
 import { openRuntime } from '../../src/runtime.ts';
 
 const CWD = resolve('/srv/tycho');
@@ -173,16 +175,75 @@ describe('loadConfig', () => {
       }
     });
 
+    it('TYCHO_BLOB_URL: a directory or file: URL keeps them there; s3://bucket/prefix with its settings names a bucket', () => {
+      assert.deepEqual(loadConfig({}, CWD).blobs, { kind: 'local', dir: resolve(CWD, 'data/blobs'), explicit: false });
+      assert.deepEqual(loadConfig({ DATABASE_URL: ':memory:' }, CWD).blobs, { kind: 'local', dir: undefined, explicit: false });
+      assert.deepEqual(loadConfig({ TYCHO_BLOB_URL: 'uploads' }, CWD).blobs, { kind: 'local', dir: resolve(CWD, 'uploads'), explicit: true });
+      assert.deepEqual(loadConfig({ TYCHO_BLOB_URL: 'file:///mnt/shared/tycho' }, CWD).blobs, { kind: 'local', dir: '/mnt/shared/tycho', explicit: true });
+      assert.deepEqual(loadConfig({ TYCHO_BLOB_URL: 's3://tycho-files' }, CWD).blobs, {
+        kind: 's3',
+        bucket: 'tycho-files',
+        prefix: '',
+        endpoint: undefined,
+        region: 'us-east-1',
+        forcePathStyle: false,
+        credentials: undefined,
+        presignedDownloads: false,
+      });
+      const minio = loadConfig(
+        {
+          TYCHO_BLOB_URL: 's3://tycho/prod/uploads/',
+          TYCHO_S3_ENDPOINT: 'http://minio:9000',
+          AWS_REGION: 'eu-central-1',
+          TYCHO_S3_FORCE_PATH_STYLE: 'true',
+          TYCHO_S3_ACCESS_KEY_ID: 'id',
+          TYCHO_S3_SECRET_ACCESS_KEY: 'secret',
+          TYCHO_BLOB_PRESIGNED_DOWNLOADS: 'on',
+        },
+        CWD,
+      ).blobs;
+      assert.deepEqual(minio, {
+        kind: 's3',
+        bucket: 'tycho',
+        prefix: 'prod/uploads/',
+        endpoint: 'http://minio:9000',
+        region: 'eu-central-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
+        presignedDownloads: true,
+      });
+      assert.equal((loadConfig({ TYCHO_BLOB_URL: 's3://tycho', TYCHO_S3_REGION: 'auto', AWS_REGION: 'x' }, CWD).blobs as { region: string }).region, 'auto');
+    });
+
+    it('refuses a bad TYCHO_BLOB_URL or S3 setting with a message naming the variable and the accepted shape', () => {
+      assertRejects({ TYCHO_BLOB_URL: 'https://bucket.example.com' }, 'TYCHO_BLOB_URL', /unsupported scheme.*s3:\/\/<bucket>/);
+      assertRejects({ TYCHO_BLOB_URL: 's3://' }, 'TYCHO_BLOB_URL', /not a valid bucket URL/);
+      assertRejects({ TYCHO_BLOB_URL: 's3://a' }, 'TYCHO_BLOB_URL', /3 to 63/);
+      assertRejects({ TYCHO_BLOB_URL: 's3://under_score' }, 'TYCHO_BLOB_URL');
+      assertRejects({ TYCHO_BLOB_URL: 's3://tycho', TYCHO_S3_ENDPOINT: 'minio:9000' }, 'TYCHO_S3_ENDPOINT', /http:\/\/ or https:\/\//);
+      assertRejects({ TYCHO_BLOB_URL: 's3://tycho', TYCHO_S3_ACCESS_KEY_ID: 'id' }, 'TYCHO_S3_SECRET_ACCESS_KEY', /set both/);
+      assertRejects({ TYCHO_BLOB_URL: 's3://tycho', TYCHO_S3_FORCE_PATH_STYLE: 'maybe' }, 'TYCHO_S3_FORCE_PATH_STYLE', /true or false/);
+      assertRejects({ TYCHO_BLOB_PRESIGNED_DOWNLOADS: 'true' }, 'TYCHO_BLOB_PRESIGNED_DOWNLOADS', /needs TYCHO_BLOB_URL=s3:/);
+    });
+
+    it('warns when PostgreSQL is used with no blob setting (files would stay on one machine), and only then', () => {
+      const postgres = 'postgres://h/db';
+      assert.match(blobWarning(loadConfig({ DATABASE_URL: postgres }, CWD)) ?? '', /kept on this machine.*TYCHO_BLOB_URL=s3:/s);
+      assert.equal(blobWarning(loadConfig({ DATABASE_URL: postgres, TYCHO_BLOB_URL: 's3://tycho' }, CWD)), undefined);
+      assert.equal(blobWarning(loadConfig({ DATABASE_URL: postgres, TYCHO_BLOB_URL: '/mnt/nfs/tycho' }, CWD)), undefined);
+      assert.equal(blobWarning(loadConfig({}, CWD)), undefined);
+    });
+
     it('a :memory: runtime keeps uploads in a temporary directory that closing it removes', async () => {
       const saved = process.env.TMPDIR;
       const temp = mkdtempSync(join(tmpdir(), 'tycho-config-test-'));
       process.env.TMPDIR = temp;
       try {
         const runtime = await openRuntime(loadConfig({ DATABASE_URL: ':memory:', LOG_LEVEL: 'silent' }, CWD));
-        await runtime.blobs.put('org/blob', Buffer.from('contents'));
+        await runtime.blobs.put('org/blob', Readable.from([Buffer.from('contents')]));
         const [dir, ...others] = readdirSync(temp);
         assert.ok(dir?.startsWith('tycho-data-') && others.length === 0, readdirSync(temp).join(', '));
-        assert.deepEqual(await runtime.blobs.get('org/blob'), Buffer.from('contents'));
+        assert.deepEqual(await buffer((await runtime.blobs.get('org/blob'))!.stream), Buffer.from('contents'));
         await runtime.close();
         assert.deepEqual(readdirSync(temp), []);
       } finally {

@@ -37,7 +37,11 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 
 /** Maps anything thrown while handling a request to an AppError, logging what was not expected. */
 export function toAppError(error: unknown, request: FastifyRequest): AppError {
-  if (error instanceof AppError) return error;
+  if (error instanceof AppError) {
+    // The database or the blob store failing: the client gets a bare retry-later 503, the log the reason.
+    if (error.cause !== undefined) request.log.warn({ err: error.cause }, 'a service Tycho depends on is unavailable');
+    return error;
+  }
   const e = error as FastifyError;
   if (e.validation) return validationError(e.validation, e.validationContext);
   switch (e.code) {

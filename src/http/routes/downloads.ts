@@ -5,8 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../domain/errors.ts';
-import { DOWNLOAD_PATH, findDownload, type DownloadSigner } from '../../domain/downloads.ts';
-import type { Clock } from '../../domain/clock.ts';
+import { DOWNLOAD_PATH, downloadUrl, findDownload, type Downloadable } from '../../domain/downloads.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 export const downloadRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, blobs, downloads, clock }) => {
@@ -25,13 +24,18 @@ export const downloadRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       if (!download) throw new AppError('not_found');
       return reply
         .type(download.contentType)
+        .header('content-length', download.size)
         .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(download.filename)}`)
-        .send(download.data);
+        .send(download.stream);
     },
   );
 };
 
-/** An absolute signed download URL for a file or attachment, valid for an hour. */
-export function downloadUrl(request: FastifyRequest, downloads: DownloadSigner, clock: Clock, orgId: string, id: string): string {
-  return `${request.protocol}://${request.host}${downloads.path(orgId, id, clock().getTime() / 1000)}`;
+/** Renders rows that carry a download URL, the URLs made first (a bucket pre-signs them asynchronously). */
+export function withDownloadUrls(request: FastifyRequest, { blobs, downloads, clock }: RouteDeps) {
+  return async <T extends Downloadable, W>(rows: T[], render: (row: T, url: string) => W): Promise<W[]> => {
+    const base = `${request.protocol}://${request.host}`;
+    const now = clock();
+    return Promise.all(rows.map(async (row) => render(row, await downloadUrl(blobs, downloads, base, row, now))));
+  };
 }

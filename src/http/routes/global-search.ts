@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { globalSearch } from '../../domain/global-search.ts';
 import { ItemWire, renderItem } from '../schemas/items.ts';
 import { FileWire, renderFile } from '../schemas/files.ts';
-import { downloadUrl } from './downloads.ts';
+import { withDownloadUrls } from './downloads.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 const SearchQuery = Type.Object({ query: Type.Optional(Type.String({ maxLength: 2000 })) });
@@ -13,7 +13,7 @@ const SearchQuery = Type.Object({ query: Type.Optional(Type.String({ maxLength: 
 const GlobalSearchResult = Type.Object({ type: Type.Literal('search_result'), data: Type.Union([ItemWire, FileWire]) });
 const GlobalSearchList = Type.Object({ type: Type.Literal('list'), data: Type.Array(GlobalSearchResult) });
 
-export const globalSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock, downloads }) => {
+export const globalSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   app.post(
     '/search',
     {
@@ -25,13 +25,11 @@ export const globalSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
       },
     },
     async (req) => {
-      const hits = await globalSearch(store, req.principal.orgId, req.query.query);
+      const hits = await globalSearch(deps.store, req.principal.orgId, req.query.query);
+      const files = await withDownloadUrls(req, deps)(hits.flatMap((hit) => (hit.type === 'file' ? [hit.file] : [])), renderFile);
       return {
         type: 'list' as const,
-        data: hits.map((hit) => ({
-          type: 'search_result' as const,
-          data: hit.type === 'item' ? renderItem(hit.item, hit.schema) : renderFile(hit.file, downloadUrl(req, downloads, clock, hit.file.orgId, hit.file.id)),
-        })),
+        data: hits.map((hit) => ({ type: 'search_result' as const, data: hit.type === 'item' ? renderItem(hit.item, hit.schema) : files.shift()! })),
       };
     },
   );

@@ -30,8 +30,9 @@ import {
   renderMessage,
 } from '../schemas/inbox-messages.ts';
 import { idFilters, Include, includesOf, legacyFilterHook } from '../list-query.ts';
-import { readUpload } from '../uploads.ts';
-import { downloadUrl } from './downloads.ts';
+import { readAttachmentSource } from '../uploads.ts';
+import { withDownloadUrls } from './downloads.ts';
+import { contentSink } from '../../domain/files.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 const Params = Type.Object({ id: Type.String() });
@@ -41,8 +42,9 @@ const FILTERS = idFilters({ inbox_id: { legacyList: 'inbox' }, conversation_id: 
 
 const ListQuery = Type.Object({ ...PageQuery.properties, ...FILTERS.properties, include: Include(INCLUDES) });
 
-export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock, blobs, downloads }) => {
-  const attachmentOut = (req: FastifyRequest) => (a: Attachment) => renderAttachment(a, downloadUrl(req, downloads, clock, a.orgId, a.id));
+export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  const { store, listing, clock, blobs } = deps;
+  const attachmentsOut = (req: FastifyRequest, attachments: Attachment[]) => withDownloadUrls(req, deps)(attachments, renderAttachment);
 
   /** The messages as objects, with what `include` asks for (read once for all of them). */
   const renderMessages = async (req: FastifyRequest, messages: Message[], include: ReadonlySet<string>) => {
@@ -51,14 +53,16 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     const conversations = include.has('conversation')
       ? await conversationsByIds(store, orgId, messages.map((m) => m.conversationId))
       : undefined;
-    return messages.map((m) => {
-      const conversation = conversations?.get(m.conversationId);
-      return renderMessage(m, {
-        addresses: include.has('addresses'),
-        ...(attachments ? { attachments: (attachments.get(m.id) ?? []).map(attachmentOut(req)) } : {}),
-        ...(conversation ? { conversation } : {}),
-      });
-    });
+    return Promise.all(
+      messages.map(async (m) => {
+        const conversation = conversations?.get(m.conversationId);
+        return renderMessage(m, {
+          addresses: include.has('addresses'),
+          ...(attachments ? { attachments: await attachmentsOut(req, attachments.get(m.id) ?? []) } : {}),
+          ...(conversation ? { conversation } : {}),
+        });
+      }),
+    );
   };
 
   app.get(
@@ -108,17 +112,17 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     async (req, reply) => {
       const { orgId } = req.principal;
       // Multipart with a `file` part, or JSON / multipart naming an existing file by `file_id`.
-      let source: { fileId: string } | { upload: Awaited<ReturnType<typeof readUpload>> };
+      let source: Awaited<ReturnType<typeof readAttachmentSource>>;
       if (req.isMultipart()) {
-        const upload = await readUpload(req, { fileOptional: true });
-        source = upload.fileId !== undefined && upload.data.length === 0 ? { fileId: upload.fileId } : { upload };
+        source = await readAttachmentSource(req, contentSink(blobs, orgId, 'attachment'));
       } else {
         const fileId = (req.body as { file_id?: unknown } | undefined)?.file_id;
         if (typeof fileId !== 'string') throw invalidAt('/file_id', 'send a multipart "file" part, or file_id naming a file uploaded with POST /v0/files');
         source = { fileId };
       }
       const attachment = await addAttachment(store, blobs, orgId, req.params.id, source, clock);
-      return reply.code(201).send(attachmentOut(req)(attachment));
+      const [out] = await attachmentsOut(req, [attachment]);
+      return reply.code(201).send(out!);
     },
   );
 

@@ -3,7 +3,7 @@
 // a database that cannot be reached surfaces as 503 rather than as an internal error.
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type DatabaseConnection, type Driver, type QueryResult, type CompiledQuery } from 'kysely';
-import { AppError } from '../../domain/errors.ts';
+import { serviceUnavailable } from '../../domain/errors.ts';
 import { migrateToLatest } from '../migrations/index.ts';
 import { POSTGRES_TYPES } from '../migrations/column-types.ts';
 import { SqlStore, type Engine } from '../sql/sql-store.ts';
@@ -28,13 +28,12 @@ export function isUnavailable(error: unknown): boolean {
   );
 }
 
-const unavailable = () => new AppError('service_unavailable', 'The service is temporarily unavailable; retry later.');
 
 async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw isUnavailable(error) ? unavailable() : error;
+    throw isUnavailable(error) ? serviceUnavailable(error) : error;
   }
 }
 
