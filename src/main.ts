@@ -8,14 +8,14 @@ import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
 import { inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList } from './cli.ts';
-import { recordMeetingsHeld } from './domain/meetings.ts';
+import { sweepDueWork } from './domain/org-clock.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 import type { Store } from './domain/ports/store.ts';
 
 class UsageError extends Error {}
 
-/** How often `serve` records `activity/meeting_held` for meetings that have ended. */
-const MEETINGS_HELD_SWEEP_MS = 60_000;
+/** How often `serve` runs the due work of every organization (domain/due-work.ts), e.g. `activity/meeting_held`. */
+const DUE_WORK_SWEEP_MS = 60_000;
 
 /** The server could not listen where PORT and HOST say; the message says what to change. */
 class ListenError extends Error {}
@@ -35,7 +35,7 @@ interface CommandSpec {
 }
 
 /** What every command that opens the database reads. */
-const STORE_ENV = ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'TYCHO_API_KEY'] as const;
+const STORE_ENV = ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'TYCHO_API_KEY', 'TYCHO_ADMIN_KEY'] as const;
 
 const ORG_OPTION = { type: 'string', value: 'NAME', help: 'the organization (default: "default"); it must exist' } as const;
 
@@ -247,13 +247,13 @@ async function serve(config: Config): Promise<number> {
     ...(config.rateLimits ? { rateLimits: { ...config.rateLimits, counter } } : {}),
     ...(jwt ? { jwt } : {}),
   });
-  // activity/meeting_held for meetings whose end has passed, also when nobody reads them (docs/behaviour.md).
+  // Due work (activity/meeting_held for meetings whose end has passed…), also when nobody reads (docs/behaviour.md).
   let sweeping: Promise<unknown> | undefined;
   const sweep = setInterval(() => {
-    sweeping ??= recordMeetingsHeld(runtime.store)
-      .catch((error: unknown) => app.log.error({ err: error }, 'recording activity/meeting_held failed'))
+    sweeping ??= sweepDueWork(runtime.store)
+      .catch((error: unknown) => app.log.error({ err: error }, 'running due work failed'))
       .finally(() => (sweeping = undefined));
-  }, MEETINGS_HELD_SWEEP_MS);
+  }, DUE_WORK_SWEEP_MS);
   sweep.unref();
   const stopSweep = async () => {
     clearInterval(sweep);

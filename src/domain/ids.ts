@@ -2,6 +2,7 @@
 // (the shape of the hosted service's ids). Fixed width and an ASCII-ordered alphabet make string order equal
 // creation order, so ids double as the keyset tiebreaker.
 import { randomBytes } from 'node:crypto';
+import { currentTimeContext, systemClock } from './clock.ts';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const WIDTH = 22;
@@ -9,8 +10,12 @@ const RANDOM_BITS = 80n;
 const RANDOM_MASK = (1n << RANDOM_BITS) - 1n;
 const ID_PATTERN = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
 
-let lastMs = 0;
-let lastRandom = 0n;
+/**
+ * The last id made, per controlled organization clock ('' for the system clock): a frozen or rewound clock
+ * keeps its own sequence, so its ids carry its time and still grow in creation order.
+ */
+const sequences = new Map<string, { ms: number; random: bigint }>();
+const MAX_SEQUENCES = 10_000;
 
 function freshRandom(): bigint {
   return BigInt('0x' + randomBytes(10).toString('hex'));
@@ -26,13 +31,23 @@ export function encodeBase58(value: bigint, width: number): string {
   return out.padStart(width, ALPHABET[0]);
 }
 
-/** A new id, strictly greater than every id this process made before (monotonic within a millisecond). */
-export function newId(now: number = Date.now()): string {
+/**
+ * A new id, strictly greater than every id this process made before on the same clock (monotonic within a
+ * millisecond); its time part comes from the organization's clock when the work is for one.
+ */
+export function newId(now: number = systemClock().getTime()): string {
+  const context = currentTimeContext();
+  const sequenceKey = context?.clock && context.orgId ? context.orgId : '';
+  let last = sequences.get(sequenceKey);
+  if (!last) {
+    if (sequences.size >= MAX_SEQUENCES) for (const key of sequences.keys()) if (key !== '') sequences.delete(key);
+    sequences.set(sequenceKey, (last = { ms: 0, random: 0n }));
+  }
   let ms = now;
   let random: bigint;
-  if (ms <= lastMs) {
-    ms = lastMs;
-    random = lastRandom + 1n;
+  if (ms <= last.ms) {
+    ms = last.ms;
+    random = last.random + 1n;
     if (random > RANDOM_MASK) {
       ms += 1;
       random = freshRandom();
@@ -40,11 +55,29 @@ export function newId(now: number = Date.now()): string {
   } else {
     random = freshRandom();
   }
-  lastMs = ms;
-  lastRandom = random;
+  last.ms = ms;
+  last.random = random;
   return encodeBase58((BigInt(ms) << RANDOM_BITS) | random, WIDTH);
 }
 
 export function isId(value: string): boolean {
   return ID_PATTERN.test(value);
+}
+
+export function decodeBase58(text: string): bigint {
+  let n = 0n;
+  for (const char of text) n = n * 58n + BigInt(ALPHABET.indexOf(char));
+  return n;
+}
+
+/**
+ * A fresh random offset for `shiftId`: adding one offset to every id of a set keeps their order and, within a
+ * millisecond, their time part, while making them distinct from the originals.
+ */
+export function idShift(): bigint {
+  return BigInt('0x' + randomBytes(8).toString('hex')) + 1n;
+}
+
+export function shiftId(id: string, shift: bigint): string {
+  return encodeBase58(decodeBase58(id) + shift, WIDTH);
 }

@@ -15,6 +15,7 @@ import type { RateLimits } from '../../src/http/plugins/rate-limit.ts';
 import type { JwtVerifier } from '../../src/domain/jwt.ts';
 import { appOptions, openRuntime } from '../../src/runtime.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
+import type { BlobStore } from '../../src/domain/ports/blob-store.ts';
 
 export type EngineName = 'sqlite' | 'postgres';
 
@@ -42,6 +43,8 @@ export async function throwawayPostgres(): Promise<{ url: string; drop(): Promis
 }
 
 export const TEST_KEY = 'tycho_test_key_0123456789abcdef';
+/** The harness organization's admin key (TYCHO_ADMIN_KEY): toolkit admin calls. */
+export const ADMIN_KEY = 'tycho_admin_key_0123456789abcdef';
 
 export interface Response<T = any> {
   status: number;
@@ -62,6 +65,8 @@ export interface RequestOptions {
 export interface Harness {
   app: FastifyInstance;
   store: Store;
+  /** Where the app keeps file contents. */
+  blobs: BlobStore;
   key: string;
   orgId: string;
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<Response<T>>;
@@ -84,7 +89,7 @@ export async function createHarness(
 ): Promise<Harness> {
   const database = engine === 'postgres' ? await throwawayPostgres() : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'tycho-test-data-'));
-  const config = loadConfig({ DATABASE_URL: database?.url ?? ':memory:', TYCHO_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', TYCHO_DATA_DIR: dataDir, ...options.env });
+  const config = loadConfig({ DATABASE_URL: database?.url ?? ':memory:', TYCHO_API_KEY: TEST_KEY, TYCHO_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: 'silent', TYCHO_DATA_DIR: dataDir, ...options.env });
   const runtime = await openRuntime(config);
   const app = await buildApp({
     ...appOptions(runtime, config),
@@ -117,6 +122,7 @@ export async function createHarness(
   return {
     app,
     store: runtime.store,
+    blobs: runtime.blobs,
     key: TEST_KEY,
     orgId: runtime.defaultOrg.id,
     request,

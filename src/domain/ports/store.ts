@@ -18,6 +18,7 @@ import type { Page, PageRequest } from '../pagination.ts';
 import type { Meeting } from '../meetings.ts';
 import type { CallRecord } from '../calls.ts';
 import type { View } from '../views.ts';
+import type { ClockRepo, IdempotencyRepo, JournalRepo, OrgStateRepo, SnapshotRepo } from './toolkit-store.ts';
 
 export interface OrganizationRepo {
   insert(org: Organization): Promise<void>;
@@ -204,6 +205,12 @@ export interface Store {
   readonly views: RecordRepo<View, 'collectionId'>;
   readonly search: SearchRepo;
   readonly settings: SettingsRepo;
+  /** The stand-in toolkit (ports/toolkit-store.ts). */
+  readonly orgState: OrgStateRepo;
+  readonly clocks: ClockRepo;
+  readonly snapshots: SnapshotRepo;
+  readonly idempotency: IdempotencyRepo;
+  readonly journal: JournalRepo;
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;
   /**

@@ -21,6 +21,9 @@ import { meetingRepo } from './meetings.ts';
 import { callMapping } from './calls.ts';
 import { viewMapping } from './views.ts';
 import { searchRepo } from './search.ts';
+import { orgStateRepo } from './org-state.ts';
+import { clockRepo, idempotencyRepo, snapshotRepo } from './toolkit.ts';
+import { journalRepo } from './journal.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -67,6 +70,11 @@ export class SqlStore implements Store {
   readonly views;
   readonly search;
   readonly settings;
+  readonly orgState;
+  readonly clocks;
+  readonly snapshots;
+  readonly idempotency;
+  readonly journal;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -94,6 +102,11 @@ export class SqlStore implements Store {
     this.views = recordRepo(db, 'views', viewMapping);
     this.search = searchRepo(db);
     this.settings = settingsRepo(db);
+    this.orgState = orgStateRepo(db, engine, schemaCache);
+    this.clocks = clockRepo(db);
+    this.snapshots = snapshotRepo(db);
+    this.idempotency = idempotencyRepo(db);
+    this.journal = journalRepo(db);
   }
 
   async transaction<T>(fn: (tx: Store) => Promise<T>, exclusiveOn?: string): Promise<T> {
