@@ -64,20 +64,27 @@ export function isId(value: string): boolean {
   return ID_PATTERN.test(value);
 }
 
-export function decodeBase58(text: string): bigint {
-  let n = 0n;
-  for (const char of text) n = n * 58n + BigInt(ALPHABET.indexOf(char));
-  return n;
-}
+/** Digit values by character code, for arithmetic on ids as text. */
+const DIGIT = new Int8Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
 
 /**
- * A fresh random offset for `shiftId`: adding one offset to every id of a set keeps their order and, within a
- * millisecond, their time part, while making them distinct from the originals.
+ * A fresh random shift for `shiftId`, as WIDTH base58 digits: adding one shift to every id of a set keeps
+ * their order and, within a millisecond or so, their time part, while making them distinct from the originals.
  */
-export function idShift(): bigint {
-  return BigInt('0x' + randomBytes(8).toString('hex')) + 1n;
+export function idShift(): number[] {
+  const shift = BigInt('0x' + randomBytes(8).toString('hex')) + 1n;
+  return [...encodeBase58(shift, WIDTH)].map((c) => DIGIT[c.charCodeAt(0)]!);
 }
 
-export function shiftId(id: string, shift: bigint): string {
-  return encodeBase58(decodeBase58(id) + shift, WIDTH);
+/** `id` + `shift`, digit by digit (ids sit far below 58^22, so the sum never needs a 23rd digit). */
+export function shiftId(id: string, shift: readonly number[]): string {
+  const out = new Array<string>(WIDTH);
+  let carry = 0;
+  for (let i = WIDTH - 1; i >= 0; i--) {
+    const sum = DIGIT[id.charCodeAt(i)]! + shift[i]! + carry;
+    carry = sum >= 58 ? 1 : 0;
+    out[i] = ALPHABET[sum - carry * 58]!;
+  }
+  return out.join('');
 }

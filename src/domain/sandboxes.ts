@@ -55,7 +55,7 @@ export async function createSandbox(store: Store, blobs: BlobStore, principal: P
       const bytes = await blobs.get(snapshotBlob(from.id, key));
       if (bytes) await blobs.put(copied[i]!, bytes);
     }
-    fill = (tx) => tx.orgState.write(copy.rows);
+    fill = (tx) => tx.orgState.write(copy.tables);
   }
   try {
     const token = await store.transaction(async (tx) => {

@@ -58,7 +58,7 @@ export async function saveSnapshot(store: Store, blobs: BlobStore, orgId: string
   checkSnapshotName(name);
   const id = newId();
   const saved = await store.transaction(async (tx) => {
-    const tables = await tx.orgState.read(orgId);
+    const { tables, rows } = await tx.orgState.read(orgId);
     const keys = await tx.orgState.blobKeys(orgId);
     for (const key of keys) {
       const data = await blobs.get(key);
@@ -67,7 +67,7 @@ export async function saveSnapshot(store: Store, blobs: BlobStore, orgId: string
     const previous = await tx.snapshots.find(orgId, name);
     const replaced = previous ? (await tx.snapshots.data(previous.id)).blobs.map((key) => snapshotBlob(previous.id, key)) : [];
     if (previous) await tx.snapshots.delete(previous.id);
-    const snapshot: Snapshot = { id, orgId, name, rows: Object.values(tables).reduce((n, rows) => n + rows.length, 0), createdAt: timestamp(clock) };
+    const snapshot: Snapshot = { id, orgId, name, rows, createdAt: timestamp(clock) };
     await tx.snapshots.insert(snapshot, { tables, blobs: keys });
     return { snapshot, replaced };
   }, orgId);

@@ -1,17 +1,23 @@
 // The storage the stand-in toolkit needs (sandboxes, snapshots, clocks, Idempotency-Key, the request journal),
 // kept apart from the resource repositories in store.ts.
 
-/** One row of any table, column → value, as the database returns it. */
-export type Row = Record<string, unknown>;
+/**
+ * A table's rows as one JSON array of flat objects (column → value, as the database returns it), kept as text
+ * end to end so a clone never parses or rebuilds a row; and the columns they have.
+ */
+export interface TableRows {
+  columns: string[];
+  json: string;
+}
 
-/** An organization's whole state: the rows of every table it owns, by table, parents before children. */
-export type OrgRows = Record<string, Row[]>;
+/** An organization's whole state, by table. */
+export type OrgRows = Record<string, TableRows>;
 
 export interface OrgStateRepo {
-  /** Every row of the organization's state (all owned tables but credentials and the toolkit's own records). */
-  read(orgId: string): Promise<OrgRows>;
+  /** Every row of the organization's state (all owned tables but credentials and the toolkit's own records), and how many. */
+  read(orgId: string): Promise<{ tables: OrgRows; rows: number }>;
   /** Inserts the rows, parents first. */
-  write(rows: OrgRows): Promise<void>;
+  write(tables: OrgRows): Promise<void>;
   /** Deletes every row of the organization's state; its keys, clock, snapshots and journal stay. */
   clear(orgId: string): Promise<void>;
   /** Deletes the organization and everything that belongs to it, its keys and snapshots included. */

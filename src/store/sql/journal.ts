@@ -39,16 +39,15 @@ export function journalRepo(db: Kysely<Database>): JournalRepo {
           occurred_at: entry.occurredAt,
         })
         .execute();
-      // The oldest kept entry, found on the (org_id, id) index; everything older goes.
-      const oldestKept = await db
+      // Everything older than the oldest kept entry goes: one statement on the (org_id, id) index.
+      const oldestKept = db
         .selectFrom('request_journal')
         .select('id')
         .where('org_id', '=', entry.orgId)
         .orderBy('id', 'desc')
         .limit(1)
-        .offset(keep - 1)
-        .executeTakeFirst();
-      if (oldestKept) await db.deleteFrom('request_journal').where('org_id', '=', entry.orgId).where('id', '<', oldestKept.id).execute();
+        .offset(keep - 1);
+      await db.deleteFrom('request_journal').where('org_id', '=', entry.orgId).where('id', '<', oldestKept).execute();
     },
     async list(orgId, query) {
       let q = db.selectFrom('request_journal').selectAll().where('org_id', '=', orgId);

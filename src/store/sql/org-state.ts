@@ -3,7 +3,9 @@
 // column belongs to an organization; a table without one must say below how its rows do (a parent table), or
 // that it is global — `Database` makes that declaration compulsory for every table it lists.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { OrgRows, OrgStateRepo, Row } from '../../domain/ports/toolkit-store.ts';
+import type { OrgRows, OrgStateRepo } from '../../domain/ports/toolkit-store.ts';
+
+type Row = Record<string, unknown>;
 import type { Database } from './schema.ts';
 import { bumpSchemaTag } from './schema-cache.ts';
 
@@ -137,19 +139,23 @@ export function orgStateRepo(db: Kysely<Database>, engine: { name: string }, cac
 
   return {
     async read(orgId) {
-      const rows: OrgRows = {};
+      const tables: OrgRows = {};
+      let count = 0;
       for (const table of (await catalogue()).tables) {
-        if (table.state) rows[table.name] = (await rowsOf(table, orgId).execute(db)).rows;
+        if (!table.state) continue;
+        const rows = (await rowsOf(table, orgId).execute(db)).rows;
+        count += rows.length;
+        if (rows.length > 0) tables[table.name] = { columns: Object.keys(rows[0]!), json: JSON.stringify(rows) };
       }
-      return rows;
+      return { tables, rows: count };
     },
-    async write(rows) {
+    async write(tables) {
       for (const table of (await catalogue()).tables) {
-        const tableRows = rows[table.name];
-        if (!table.state || !tableRows || tableRows.length === 0) continue;
-        // Only the columns this database has: a snapshot taken before a migration added a column still loads.
-        const columns = table.columns.filter((c) => c in tableRows[0]!);
-        await queries.insertJson(db, table.name, columns, JSON.stringify(tableRows));
+        const rows = tables[table.name];
+        if (!table.state || rows === undefined) continue;
+        // Only the columns both have: a snapshot taken before a migration added a column still loads.
+        const columns = table.columns.filter((c) => rows.columns.includes(c));
+        await queries.insertJson(db, table.name, columns, rows.json);
       }
     },
     async clear(orgId) {
