@@ -67,6 +67,8 @@ export interface Harness {
   store: Store;
   /** Where the app keeps file contents. */
   blobs: BlobStore;
+  /** The harness database's URL (PostgreSQL only: an in-memory SQLite database cannot be shared). */
+  databaseUrl: string | undefined;
   key: string;
   orgId: string;
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<Response<T>>;
@@ -123,6 +125,7 @@ export async function createHarness(
     app,
     store: runtime.store,
     blobs: runtime.blobs,
+    databaseUrl: database?.url,
     key: TEST_KEY,
     orgId: runtime.defaultOrg.id,
     request,

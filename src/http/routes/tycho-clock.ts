@@ -25,10 +25,14 @@ export const clockRoutes: FastifyPluginAsyncTypebox<ClockRouteOptions> = async (
   );
 
   const preHandler = async (req: FastifyRequest) => requireToolkitAccess(store, req.principal);
+  // `POST /tycho/clock/freeze` with no body at all freezes now.
+  const preValidation = async (req: FastifyRequest) => {
+    req.body ??= {};
+  };
   app.post(
     '/tycho/clock/freeze',
-    { preHandler, schema: toolkitSchema('Freeze the clock', `${ACCESS} Stops the organization's clock at \`at\` (default: its current time).`, [422], { body: FreezeBody, response: { 200: ClockWire } }) },
-    async (req) => change(req.principal.orgId, { action: 'freeze', ...(req.body?.at !== undefined ? { at: req.body.at } : {}) }),
+    { preHandler, preValidation, schema: toolkitSchema('Freeze the clock', `${ACCESS} Stops the organization's clock at \`at\` (default: its current time).`, [422], { body: FreezeBody, response: { 200: ClockWire } }) },
+    async (req) => change(req.principal.orgId, { action: 'freeze', ...(req.body.at !== undefined ? { at: req.body.at } : {}) }),
   );
 
   app.post(
