@@ -12,7 +12,6 @@ import { loadConfig } from '../../src/config.ts';
 import { appOptions, openRuntime } from '../../src/runtime.ts';
 
 const T0 = '2030-01-01T09:00:00.000Z';
-const HOUR = 3600_000;
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 /** The millisecond an id was made at (its first 48 bits). */
