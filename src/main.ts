@@ -8,6 +8,8 @@ import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
 import { inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList } from './cli.ts';
+import { reset, sandboxesCreate, sandboxesDelete, sandboxesList, snapshotsDelete, snapshotsList, snapshotsRestore, snapshotsSave } from './cli.ts';
+import type { BlobStore } from './domain/ports/blob-store.ts';
 import { sweepDueWork } from './domain/org-clock.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 import type { Store } from './domain/ports/store.ts';
@@ -49,20 +51,23 @@ const COMMANDS: Record<string, CommandSpec> = {
     build: () => serve,
   },
   'keys create': {
-    synopsis: '[--org NAME [--create-org]] [--read-only] [--name LABEL]',
+    synopsis: '[--org NAME [--create-org]] [--read-only | --admin] [--name LABEL]',
     summary: 'create an API key (printed as the last line)',
     options: {
       org: { ...ORG_OPTION, help: 'the organization of the key (default: "default"); it must exist unless --create-org is given' },
       'create-org': { type: 'boolean', help: 'create the organization --org names, with its system collections, when it does not exist' },
       'read-only': { type: 'boolean', help: 'the key can read but not write' },
+      admin: { type: 'boolean', help: 'the key may also make the toolkit admin calls (sandboxes; snapshots, reset and clock of its organization)' },
       name: { type: 'string', value: 'LABEL', help: 'a label for the key, shown by keys list' },
     },
     positionals: [],
     env: STORE_ENV,
     build: (values) => {
       if (values['create-org'] === true && values.org === undefined) throw new UsageError('--create-org needs --org NAME');
+      if (values['read-only'] === true && values.admin === true) throw new UsageError('--read-only and --admin exclude each other');
       const options = {
         readOnly: values['read-only'] === true,
+        admin: values.admin === true,
         createOrg: values['create-org'] === true,
         ...(typeof values.org === 'string' ? { org: values.org } : {}),
         ...(typeof values.name === 'string' ? { name: values.name } : {}),
@@ -118,7 +123,85 @@ const COMMANDS: Record<string, CommandSpec> = {
     env: STORE_ENV,
     build: (values, [file]) => withStore((store) => meetingsImport(store, { file: file!, ...(typeof values.org === 'string' ? { org: values.org } : {}) })),
   },
+  'sandboxes create': {
+    synopsis: '[--name NAME] [--snapshot NAME [--from ORG]]',
+    summary: 'create a sandbox organization, empty or cloned from a snapshot (its key is the last line)',
+    options: {
+      name: { type: 'string', value: 'NAME', help: 'the sandbox organization name (default: sandbox-<id>)' },
+      snapshot: { type: 'string', value: 'NAME', help: 'a snapshot to clone (see: tycho snapshots list)' },
+      from: { type: 'string', value: 'ORG', help: 'the organization of the snapshot (default: "default")' },
+    },
+    positionals: [],
+    env: STORE_ENV,
+    build: (values) => {
+      if (values.from !== undefined && values.snapshot === undefined) throw new UsageError('--from needs --snapshot NAME');
+      return withRuntime((store, blobs) => sandboxesCreate(store, blobs, stringOptions(values, ['name', 'snapshot', 'from'])));
+    },
+  },
+  'sandboxes list': {
+    synopsis: '',
+    summary: 'list sandbox organizations',
+    options: {},
+    positionals: [],
+    env: STORE_ENV,
+    build: () => withStore(sandboxesList),
+  },
+  'sandboxes delete': {
+    synopsis: 'NAME',
+    summary: 'delete a sandbox with its data, keys, snapshots and files',
+    options: {},
+    positionals: [{ name: 'NAME', help: 'the sandbox organization, as sandboxes list shows it' }],
+    env: STORE_ENV,
+    build: (_values, [name]) => withRuntime((store, blobs) => sandboxesDelete(store, blobs, name!)),
+  },
+  'snapshots save': {
+    synopsis: 'NAME [--org NAME]',
+    summary: "save an organization's whole state (files included) under a name",
+    options: { org: ORG_OPTION },
+    positionals: [{ name: 'NAME', help: 'the snapshot name; an existing snapshot of that name is replaced' }],
+    env: STORE_ENV,
+    build: (values, [name]) => withRuntime((store, blobs) => snapshotsSave(store, blobs, { name: name!, ...stringOptions(values, ['org']) })),
+  },
+  'snapshots list': {
+    synopsis: '[--org NAME]',
+    summary: "list an organization's snapshots",
+    options: { org: ORG_OPTION },
+    positionals: [],
+    env: STORE_ENV,
+    build: (values) => withStore((store) => snapshotsList(store, stringOptions(values, ['org']))),
+  },
+  'snapshots restore': {
+    synopsis: 'NAME [--org NAME]',
+    summary: 'replace an organization\'s state by a snapshot\'s (same ids; keys and clock kept)',
+    options: { org: ORG_OPTION },
+    positionals: [{ name: 'NAME', help: 'the snapshot to restore' }],
+    env: STORE_ENV,
+    build: (values, [name]) => withRuntime((store, blobs) => snapshotsRestore(store, blobs, { name: name!, ...stringOptions(values, ['org']) })),
+  },
+  'snapshots delete': {
+    synopsis: 'NAME [--org NAME]',
+    summary: 'delete a snapshot',
+    options: { org: ORG_OPTION },
+    positionals: [{ name: 'NAME', help: 'the snapshot to delete' }],
+    env: STORE_ENV,
+    build: (values, [name]) => withRuntime((store, blobs) => snapshotsDelete(store, blobs, { name: name!, ...stringOptions(values, ['org']) })),
+  },
+  reset: {
+    synopsis: '[--org NAME]',
+    summary: 'empty an organization back to its initial state (system collections; keys and snapshots kept)',
+    options: { org: ORG_OPTION },
+    positionals: [],
+    env: STORE_ENV,
+    build: (values) => withRuntime((store, blobs) => reset(store, blobs, stringOptions(values, ['org']))),
+  },
 };
+
+/** The named options that were given, as strings. */
+function stringOptions<K extends string>(values: Values, names: readonly K[]): Partial<Record<K, string>> {
+  const out: Partial<Record<K, string>> = {};
+  for (const name of names) if (typeof values[name] === 'string') out[name] = values[name] as string;
+  return out;
+}
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -178,10 +261,15 @@ ${wrap(list(spec.env), '  ')}`;
 }
 
 function withStore(run: (store: Store) => Promise<string[]>): Command {
+  return withRuntime((store) => run(store));
+}
+
+/** Commands that also touch file contents get the blob store. */
+function withRuntime(run: (store: Store, blobs: BlobStore) => Promise<string[]>): Command {
   return async (config) => {
     const runtime = await openRuntime(config);
     try {
-      for (const line of await run(runtime.store)) console.log(line);
+      for (const line of await run(runtime.store, runtime.blobs)) console.log(line);
       return 0;
     } finally {
       await runtime.close();
