@@ -12,6 +12,7 @@ import type { Principal } from './domain/api-keys.ts';
 import type { BlobStore } from './domain/ports/blob-store.ts';
 import { createSandbox, deleteSandbox, listSandboxes } from './domain/sandboxes.ts';
 import { deleteSnapshot, listSnapshots, resetOrganization, restoreSnapshot, saveSnapshot } from './domain/snapshots.ts';
+import { seedDemo } from './demo-seed.ts';
 
 /** `createOrg`: an `org` that does not exist is created; without it a mistyped name is refused. */
 export async function keysCreate(
@@ -190,4 +191,17 @@ function notFoundAs(detail: string): (error: unknown) => never {
     if (error instanceof AppError && error.code === 'not_found') throw new AppError('not_found', detail);
     throw error;
   };
+}
+
+/** `tycho seed --demo`: realistic CRM data in an existing organization, with a progress callback. */
+export async function seedDemoData(
+  store: Store,
+  options: { org?: string; size: number; seed: number; progress?: (done: number, total: number) => void },
+): Promise<string[]> {
+  const org = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, CREATE_ORG);
+  const made = await seedDemo(store, operator(org.id), { size: options.size, seed: options.seed, ...(options.progress ? { progress: options.progress } : {}) });
+  return [
+    `Seeded organization "${org.name}" (seed ${options.seed}): ${made.companies} companies, ${made.people} people, ${made.deals} deals, ` +
+      `${made.tasks} tasks, ${made.notes} notes, 1 tagset, an inbox with ${made.conversations} conversations, and their activity.`,
+  ];
 }

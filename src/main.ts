@@ -8,8 +8,9 @@ import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
 import { inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList } from './cli.ts';
-import { reset, sandboxesCreate, sandboxesDelete, sandboxesList, snapshotsDelete, snapshotsList, snapshotsRestore, snapshotsSave } from './cli.ts';
+import { reset, seedDemoData, sandboxesCreate, sandboxesDelete, sandboxesList, snapshotsDelete, snapshotsList, snapshotsRestore, snapshotsSave } from './cli.ts';
 import type { BlobStore } from './domain/ports/blob-store.ts';
+import { SingleBar, Presets } from 'cli-progress';
 import { sweepDueWork } from './domain/org-clock.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 import type { Store } from './domain/ports/store.ts';
@@ -40,6 +41,9 @@ interface CommandSpec {
 const STORE_ENV = ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'TYCHO_API_KEY', 'TYCHO_ADMIN_KEY'] as const;
 
 const ORG_OPTION = { type: 'string', value: 'NAME', help: 'the organization (default: "default"); it must exist' } as const;
+
+const DEFAULT_DEMO_SIZE = 100;
+const MAX_DEMO_SIZE = 100_000;
 
 const COMMANDS: Record<string, CommandSpec> = {
   serve: {
@@ -186,6 +190,36 @@ const COMMANDS: Record<string, CommandSpec> = {
     env: STORE_ENV,
     build: (values, [name]) => withRuntime((store, blobs) => snapshotsDelete(store, blobs, { name: name!, ...stringOptions(values, ['org']) })),
   },
+  seed: {
+    synopsis: '--demo [--org NAME] [--size N] [--seed S]',
+    summary: 'fill an organization with realistic demo CRM data (deterministic for a seed)',
+    options: {
+      demo: { type: 'boolean', help: 'demo data: companies, people, deals in funnel stages, tasks, notes, a tagset, an inbox with conversations' },
+      org: ORG_OPTION,
+      size: { type: 'string', value: 'N', help: `people to create, 1 to ${MAX_DEMO_SIZE} (default ${DEFAULT_DEMO_SIZE}); the rest scales with it` },
+      seed: { type: 'string', value: 'S', help: 'the random seed, an integer (default 1): the same seed makes the same data' },
+    },
+    positionals: [],
+    env: STORE_ENV,
+    build: (values) => {
+      if (values.demo !== true) throw new UsageError('seed needs --demo (the only kind of data it makes)');
+      const size = wholeNumber(values.size, '--size', DEFAULT_DEMO_SIZE, 1, MAX_DEMO_SIZE);
+      const seed = wholeNumber(values.seed, '--seed', 1, 0, 2 ** 31 - 1);
+      return withStore(async (store) => {
+        // The bar goes to stderr, so the summary on stdout stays one clean line.
+        const bar = new SingleBar({ format: 'seeding [{bar}] {value}/{total} records', stream: process.stderr, noTTYOutput: false, hideCursor: true }, Presets.shades_classic);
+        bar.start(1, 0);
+        try {
+          return await seedDemoData(store, { size, seed, ...stringOptions(values, ['org']), progress: (done, total) => {
+              bar.setTotal(total);
+              bar.update(done);
+            } });
+        } finally {
+          bar.stop();
+        }
+      });
+    },
+  },
   reset: {
     synopsis: '[--org NAME]',
     summary: 'empty an organization back to its initial state (system collections; keys and snapshots kept)',
@@ -195,6 +229,15 @@ const COMMANDS: Record<string, CommandSpec> = {
     build: (values) => withRuntime((store, blobs) => reset(store, blobs, stringOptions(values, ['org']))),
   },
 };
+
+/** An integer option in [min, max], or `fallback` when absent. */
+function wholeNumber(value: string | boolean | undefined, option: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`${option} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
 
 /** The named options that were given, as strings. */
 function stringOptions<K extends string>(values: Values, names: readonly K[]): Partial<Record<K, string>> {
@@ -382,6 +425,7 @@ async function serve(config: Config): Promise<number> {
   console.log(`Tycho is listening on http://${host}:${port} (API base http://${host}:${port}/v0, database ${config.databaseUrl})`);
   if (runtime.firstKey) {
     console.log(`New database: created an API key for the default organization. It is shown only once:\n${runtime.firstKey}`);
+    console.log('It is empty. For realistic demo data (companies, people, deals, tasks, notes, an inbox), run while it serves: npx tycho seed --demo');
   }
   return done;
 }

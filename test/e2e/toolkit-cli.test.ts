@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { tycho } from '../helpers/tycho-cli.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
@@ -76,5 +78,56 @@ describe('tycho toolkit commands (e2e)', { concurrency: false }, () => {
     assert.match(missing.stderr, /^tycho: organization "default" has no snapshot named "nope"/);
     await run('snapshots', 'delete', 'base');
     assert.deepEqual(await run('snapshots', 'list'), ['NAME  ROWS  CREATED']);
+  });
+
+  it('seed --demo makes consistent CRM data, the same for the same seed', async () => {
+    await run('keys', 'create', '--org', 'demo-a', '--create-org');
+    await run('keys', 'create', '--org', 'demo-b', '--create-org');
+    const summary = await run('seed', '--demo', '--org', 'demo-a', '--size', '20', '--seed', '3');
+    assert.match(summary.at(-1)!, /4 companies, 20 people, 7 deals, 7 tasks, 10 notes, 1 tagset, an inbox with 2 conversations/);
+    await run('seed', '--demo', '--org', 'demo-b', '--size', '20', '--seed', '3');
+    const read = (org: string) =>
+      withStore(async (store) => {
+        const { id } = (await store.organizations.findByName(org))!;
+        const people = await store.loadSchema(id, 'people');
+        const companies = await store.loadSchema(id, 'organizations');
+        const deals = await store.loadSchema(id, 'deals');
+        const field = (parts: typeof people, ref: string) => parts!.fields.find((f) => f.ref === ref)!.id;
+        const rows = JSON.parse((await store.orgState.read(id)).tables.items!.json) as { id: string; collection_id: string; doc: string }[];
+        const all = async (collection: string) => rows.filter((r) => r.collection_id === collection).map((r) => ({ id: r.id, values: JSON.parse(r.doc) as Record<string, unknown[]> }));
+        const companyDomain = new Map((await all(companies!.collection.id)).map((c) => [c.id, c.values[field(companies, 'domain')]![0] as string]));
+        const persons = (await all(people!.collection.id)).map((p) => ({
+          name: p.values[field(people, 'name')]![0] as string,
+          email: p.values[field(people, 'email')]![0] as string,
+          company: (p.values[field(people, 'company')]![0] as { id: string }).id,
+        }));
+        const stages = (await all(deals!.collection.id)).map((d) => (d.values[field(deals, 'stage')]![0] as { id: string }).id);
+        return { persons, companyDomain, stages };
+      });
+    const a = await read('demo-a');
+    const b = await read('demo-b');
+    assert.equal(a.persons.length, 20);
+    assert.deepEqual(a.persons.map((p) => p.name), b.persons.map((p) => p.name), 'same seed, same people');
+    for (const person of a.persons) assert.ok(person.email.endsWith(`@${a.companyDomain.get(person.company)}`), `${person.email} works at ${a.companyDomain.get(person.company)}`);
+    assert.equal(a.stages.length, 7);
+    assert.ok(a.stages.every((s) => typeof s === 'string'));
+  });
+
+  it('npm start on a new database offers the demo data in its first output', async () => {
+    const child = spawn(process.execPath, ['bin/tycho.mjs', 'serve'], {
+      cwd: fileURLToPath(new URL('../../', import.meta.url)),
+      env: { ...process.env, PORT: '0', DATABASE_URL: join(dir, 'fresh.sqlite'), TYCHO_DATA_DIR: dir, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+        if (output.includes('seed --demo')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+    });
+    child.kill('SIGTERM');
+    assert.match(output, /run while it serves: npx tycho seed --demo/);
   });
 });
