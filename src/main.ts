@@ -158,14 +158,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     env: STORE_ENV,
     build: (_values, [name]) => withRuntime((store, blobs) => sandboxesDelete(store, blobs, name!)),
   },
-  'snapshots save': {
-    synopsis: 'NAME [--org NAME]',
-    summary: "save an organization's whole state (files included) under a name",
-    options: { org: ORG_OPTION },
-    positionals: [{ name: 'NAME', help: 'the snapshot name; an existing snapshot of that name is replaced' }],
-    env: STORE_ENV,
-    build: (values, [name]) => withRuntime((store, blobs) => snapshotsSave(store, blobs, { name: name!, ...stringOptions(values, ['org']) })),
-  },
+  'snapshots save': namedSnapshotCommand("save an organization's whole state (files included) under a name", 'the snapshot name; an existing snapshot of that name is replaced', snapshotsSave),
   'snapshots list': {
     synopsis: '[--org NAME]',
     summary: "list an organization's snapshots",
@@ -174,22 +167,8 @@ const COMMANDS: Record<string, CommandSpec> = {
     env: STORE_ENV,
     build: (values) => withStore((store) => snapshotsList(store, stringOptions(values, ['org']))),
   },
-  'snapshots restore': {
-    synopsis: 'NAME [--org NAME]',
-    summary: 'replace an organization\'s state by a snapshot\'s (same ids; keys and clock kept)',
-    options: { org: ORG_OPTION },
-    positionals: [{ name: 'NAME', help: 'the snapshot to restore' }],
-    env: STORE_ENV,
-    build: (values, [name]) => withRuntime((store, blobs) => snapshotsRestore(store, blobs, { name: name!, ...stringOptions(values, ['org']) })),
-  },
-  'snapshots delete': {
-    synopsis: 'NAME [--org NAME]',
-    summary: 'delete a snapshot',
-    options: { org: ORG_OPTION },
-    positionals: [{ name: 'NAME', help: 'the snapshot to delete' }],
-    env: STORE_ENV,
-    build: (values, [name]) => withRuntime((store, blobs) => snapshotsDelete(store, blobs, { name: name!, ...stringOptions(values, ['org']) })),
-  },
+  'snapshots restore': namedSnapshotCommand("replace an organization's state by a snapshot's (same ids; keys and clock kept)", 'the snapshot to restore', snapshotsRestore),
+  'snapshots delete': namedSnapshotCommand('delete a snapshot', 'the snapshot to delete', snapshotsDelete),
   seed: {
     synopsis: '--demo [--org NAME] [--size N] [--seed S]',
     summary: 'fill an organization with realistic demo CRM data (deterministic for a seed)',
@@ -229,6 +208,22 @@ const COMMANDS: Record<string, CommandSpec> = {
     build: (values) => withRuntime((store, blobs) => reset(store, blobs, stringOptions(values, ['org']))),
   },
 };
+
+/** A command on one named snapshot of an organization: `NAME [--org NAME]`. */
+function namedSnapshotCommand(
+  summary: string,
+  help: string,
+  run: (store: Store, blobs: BlobStore, options: { name: string; org?: string }) => Promise<string[]>,
+): CommandSpec {
+  return {
+    synopsis: 'NAME [--org NAME]',
+    summary,
+    options: { org: ORG_OPTION },
+    positionals: [{ name: 'NAME', help }],
+    env: STORE_ENV,
+    build: (values, [name]) => withRuntime((store, blobs) => run(store, blobs, { name: name!, ...stringOptions(values, ['org']) })),
+  };
+}
 
 /** An integer option in [min, max], or `fallback` when absent. */
 function wholeNumber(value: string | boolean | undefined, option: string, fallback: number, min: number, max: number): number {
