@@ -62,8 +62,9 @@ const SQLITE: CatalogueQueries = {
     return (await sql<{ parent: string }>`select "table" as parent from pragma_foreign_key_list(${table})`.execute(db)).rows.map((r) => r.parent);
   },
   async insertJson(db, table, columns, rows) {
-    const values = columns.map((c) => sql`value ->> ${'$.' + c}`);
-    await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) select ${sql.join(values)} from json_each(${rows})`.execute(db);
+    // Each row's object is parsed once (to JSONB), not once per column.
+    const values = columns.map((c) => sql`row ->> ${'$.' + c}`);
+    await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) select ${sql.join(values)} from (select jsonb(value) as row from json_each(${rows}))`.execute(db);
   },
 };
 
