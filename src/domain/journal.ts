@@ -51,7 +51,7 @@ export interface JournalRequest {
 }
 
 export async function recordRequest(store: Store, request: JournalRequest, keep: number, clock?: Clock): Promise<void> {
-  const [path = '', query = ''] = splitUrl(request.url);
+  const [path, query] = splitUrl(request.url);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined) continue;
@@ -74,9 +74,27 @@ export async function recordRequest(store: Store, request: JournalRequest, keep:
   await store.journal.insert(entry, keep);
 }
 
+/** The path, and the query with the values of secret-looking parameters (`?api_key=…`) redacted. */
 function splitUrl(url: string): [string, string] {
   const q = url.indexOf('?');
-  return q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)];
+  if (q < 0) return [url, ''];
+  const query = url.slice(q + 1);
+  const redacted = query
+    .split('&')
+    .map((pair) => {
+      const name = pair.split('=', 1)[0]!;
+      return SECRET_NAME.test(decodeURIComponentSafe(name)) ? `${name}=${REDACTED}` : pair;
+    })
+    .join('&');
+  return [url.slice(0, q), redacted];
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 export const listJournal = (store: Store, orgId: string, query: JournalQuery): Promise<JournalEntry[]> => store.journal.list(orgId, query);

@@ -24,11 +24,11 @@ for (const engine of ENGINES) {
       assert.equal((await h.delete('/v0/tycho/journal')).status, 204);
       const created = await h.post('/v0/notes?x=1', { body: 'journaled', password: 'hunter2' }, { headers: { 'x-request-id': 'req-journal-1', 'x-api-key': 'sekrit' } });
       assert.equal(created.status, 201, created.text);
-      await h.get('/v0/notes?limit=5');
+      await h.get('/v0/notes?limit=5&access_token=abc');
       const [list, post] = await journal();
       assert.equal(list.method, 'GET');
       assert.equal(list.path, '/v0/notes');
-      assert.equal(list.query, 'limit=5');
+      assert.equal(list.query, 'limit=5&access_token=[redacted]');
       assert.equal(list.status, 200);
       assert.equal(post.type, 'tycho_request');
       assert.equal(post.method, 'POST');
