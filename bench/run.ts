@@ -14,6 +14,8 @@ import { ensureOrganization } from '../src/domain/organizations.ts';
 import { ensureApiKey } from '../src/domain/api-keys.ts';
 import { buildDataset, personEmail, personName } from './dataset.ts';
 import { startS3Server } from '../test/helpers/s3-server.ts';
+import { saveSnapshot } from '../src/domain/snapshots.ts';
+import { localBlobStore } from '../src/store/blob-store.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -41,6 +43,9 @@ const connections = Number(args.connections);
 const KEY = 'tycho_bench_key_0123456789';
 /** Size of the file the upload and download scenarios move. */
 const FILE_SIZE = 16 * 1024;
+const ADMIN_KEY = 'tycho_bench_admin_key_0123456789';
+/** The sandbox scenario clones a snapshot of an organization holding this many items. */
+const SNAPSHOT_ITEMS = 1000;
 const ROOT = new URL('..', import.meta.url).pathname;
 
 function start(command: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; url: string }> {
@@ -144,6 +149,27 @@ async function drive(url: string, scenario: Scenario, headers: Record<string, st
   });
 }
 
+/**
+ * Sandboxes cloned from the 1,000-item snapshot, one at a time through HTTP (each deleted again untimed):
+ * the time a test waits for its sandbox.
+ */
+async function timeSandboxClones(url: string, sourceId: string, rows: number): Promise<string> {
+  const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+  const times: number[] = [];
+  const runs = smoke ? 3 : 40;
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    const res = await fetch(`${url}/v0/tycho/admin/sandboxes`, { method: 'POST', headers, body: JSON.stringify({ snapshot: 'bench', organization_id: sourceId }) });
+    const body = (await res.json()) as { id: string };
+    times.push(performance.now() - started);
+    if (res.status !== 201) throw new Error(`sandbox clone: ${res.status} ${JSON.stringify(body)}`);
+    await fetch(`${url}/v0/tycho/admin/sandboxes/${body.id}`, { method: 'DELETE', headers: { authorization: headers.authorization } });
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1);
+  return `sandbox clone of a ${SNAPSHOT_ITEMS.toLocaleString('en')}-item snapshot (${rows.toLocaleString('en')} rows), ${runs} one at a time: p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms`;
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tycho-bench-'));
   const postgres = engine === 'postgres' ? await postgresDatabase() : undefined;
@@ -154,6 +180,11 @@ async function main(): Promise<void> {
   const started = Date.now();
   await buildDataset(store, organization.id, size, smoke);
   const buildSeconds = (Date.now() - started) / 1000;
+  await ensureApiKey(store, organization.id, ADMIN_KEY, undefined, true);
+  // The sandbox scenario's source: its own organization, saved as a snapshot through the domain.
+  const { organization: source } = await ensureOrganization(store, 'snapshot-source');
+  await buildDataset(store, source.id, SNAPSHOT_ITEMS, true);
+  const snapshot = await saveSnapshot(store, localBlobStore(join(dir, 'blobs')), source.id, 'bench');
   await store.close();
 
   const s3 = blobs === 's3' ? await startS3Server() : undefined;
@@ -302,6 +333,8 @@ async function main(): Promise<void> {
       });
     }
 
+    const clones = only.length === 0 || only.some((w) => 'sandbox'.includes(w)) ? await timeSandboxClones(tycho.url, source.id, snapshot.rows) : undefined;
+
     const pad = (s: string, n: number) => s.padEnd(n);
     const setup = `${engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${processes === 1 ? 'one process' : `${processes} processes`}`;
     console.log(`\nTycho benchmark — ${setup}, ${size.toLocaleString('en')} items (built in ${buildSeconds.toFixed(1)} s), ${connections} connections, ${duration} s per scenario`);
@@ -311,6 +344,7 @@ async function main(): Promise<void> {
         `${pad(r.name, 40)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.ratio * 100).toFixed(0).padStart(7)}% ${r.rss.toFixed(0).padStart(7)}`,
       );
     }
+    if (clones) console.log(clones);
     const page1 = rows.find((r) => r.name.startsWith('list 20, page 1'));
     const deep = rows.find((r) => r.name.startsWith('list 20, deep page'));
     if (page1 && deep) {

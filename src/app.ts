@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import qs from 'qs';
 import swagger from '@fastify/swagger';
-import { systemClock, type Clock } from './domain/clock.ts';
+import { contextualClock, type Clock } from './domain/clock.ts';
 import { createCursorCodec } from './domain/cursor.ts';
 import type { Store } from './domain/ports/store.ts';
 import type { LogLevel } from './config.ts';
@@ -47,6 +47,14 @@ import multipart from '@fastify/multipart';
 import { MULTIPART_LIMITS } from './http/uploads.ts';
 import { createDownloadSigner } from './domain/downloads.ts';
 import type { BlobStore } from './domain/ports/blob-store.ts';
+import { registerOrgClock, registerTimeContext } from './http/plugins/time-context.ts';
+import { registerIdempotency } from './http/plugins/idempotency.ts';
+import { registerJournal } from './http/plugins/journal.ts';
+import { DEFAULT_JOURNAL_SIZE } from './domain/journal.ts';
+import { sandboxRoutes } from './http/routes/tycho-sandboxes.ts';
+import { snapshotRoutes } from './http/routes/tycho-snapshots.ts';
+import { clockRoutes } from './http/routes/tycho-clock.ts';
+import { journalRoutes } from './http/routes/tycho-journal.ts';
 
 export interface AppOptions {
   store: Store;
@@ -67,6 +75,8 @@ export interface AppOptions {
   downloadSecret: string;
   /** Largest accepted upload in bytes. */
   uploadLimit?: number;
+  /** Requests kept in each organization's journal (default 1,000); 0 switches the journal off. */
+  journalSize?: number;
 }
 
 export const DEFAULT_UPLOAD_LIMIT = 25 * 1024 * 1024;
@@ -95,6 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(schemaCompilers());
   registerErrorHandling(app);
   registerRequestContext(app);
+  registerTimeContext(app);
   registerTextGuard(app);
   registerObservability(app, options.store);
   // The OpenAPI document is generated from the same schemas that validate and serialise.
@@ -109,10 +120,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { store: options.store, blobs: options.blobs });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  // Organizations' controlled clocks are offsets of the base clock; everyone else reads the caller's clock.
+  const baseClock: Clock = options.clock ?? (() => new Date());
   const deps: RouteDeps = {
     store: options.store,
     listing: createListing(createCursorCodec(options.cursorSecret)),
-    clock: options.clock ?? systemClock,
+    clock: contextualClock(baseClock),
     blobs: options.blobs,
     downloads: createDownloadSigner(options.downloadSecret),
   };
@@ -121,8 +134,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (v0) => {
       registerAuth(v0, options.store, options.jwt);
+      registerOrgClock(v0, options.store, baseClock);
       await v0.register(multipart, { limits: { fileSize: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT, ...MULTIPART_LIMITS } });
       if (options.rateLimits) registerRateLimit(v0, options.rateLimits);
+      registerIdempotency(v0, options.store, deps.clock);
+      registerJournal(v0, options.store, options.journalSize ?? DEFAULT_JOURNAL_SIZE);
       await v0.register(collectionRoutes, deps);
       await v0.register(fieldRoutes, deps);
       await v0.register(funnelRoutes, deps);
@@ -144,6 +160,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(unsubscribeRoutes, deps);
       await v0.register(agentSettingsRoutes, deps);
       await v0.register(formRoutes, deps);
+      await v0.register(sandboxRoutes, deps);
+      await v0.register(snapshotRoutes, deps);
+      await v0.register(clockRoutes, { ...deps, baseClock });
+      await v0.register(journalRoutes, deps);
     },
     { prefix: '/v0' },
   );

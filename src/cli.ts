@@ -11,18 +11,22 @@ import { sweepBlobs } from './domain/blob-sweep.ts';
 import { recordMeetingsHeld, saveMeeting } from './domain/meetings.ts';
 import { CalendarError, readCalendar } from './ical.ts';
 import { readFile } from 'node:fs/promises';
+import type { Principal } from './domain/api-keys.ts';
+import { createSandbox, deleteSandbox, listSandboxes } from './domain/sandboxes.ts';
+import { deleteSnapshot, listSnapshots, resetOrganization, restoreSnapshot, saveSnapshot } from './domain/snapshots.ts';
+import { seedDemo } from './demo-seed.ts';
 
 /** `createOrg`: an `org` that does not exist is created; without it a mistyped name is refused. */
 export async function keysCreate(
   store: Store,
-  options: { org?: string; createOrg?: boolean; readOnly: boolean; name?: string },
+  options: { org?: string; createOrg?: boolean; readOnly: boolean; admin?: boolean; name?: string },
 ): Promise<string[]> {
   const { organization, created } = options.createOrg
     ? await ensureOrganization(store, options.org ?? DEFAULT_ORG_NAME)
     : { organization: await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'or pass --create-org to create it'), created: false };
-  const { key, token } = await createApiKey(store, organization.id, { name: options.name ?? null, readOnly: options.readOnly });
+  const { key, token } = await createApiKey(store, organization.id, { name: options.name ?? null, readOnly: options.readOnly, admin: options.admin === true });
   const lines = created ? [`Created organization "${organization.name}" (${organization.id}) with its system collections.`] : [];
-  lines.push(`Created ${key.readOnly ? 'read-only' : 'read-write'} API key ${key.prefix}… for organization "${organization.name}". It is shown only once:`);
+  lines.push(`Created ${key.readOnly ? 'read-only' : key.admin ? 'admin' : 'read-write'} API key ${key.prefix}… for organization "${organization.name}". It is shown only once:`);
   lines.push(token);
   return lines;
 }
@@ -39,7 +43,7 @@ export async function keysList(store: Store, options: { org?: string }): Promise
       k.prefix,
       k.name ?? '-',
       byId.get(k.orgId)?.name ?? k.orgId,
-      k.readOnly ? 'read' : 'read-write',
+      k.readOnly ? 'read' : k.admin ? 'admin' : 'read-write',
       k.createdAt,
       k.revokedAt ? `revoked ${k.revokedAt}` : 'active',
     ]),
@@ -160,4 +164,80 @@ function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(header), ...rows.map(line)];
+}
+
+const CREATE_ORG = 'or create it with: tycho keys create --org NAME --create-org';
+
+/** The operator at the command line: acts as an admin key of the organization. */
+function operator(orgId: string): Principal {
+  return { orgId, scope: 'write', actor: { id: 'cli', type: 'api_key' }, admin: true };
+}
+
+export async function sandboxesCreate(store: Store, blobs: BlobStore, options: { name?: string; snapshot?: string; from?: string }): Promise<string[]> {
+  const source = await existingOrg(store, options.from ?? DEFAULT_ORG_NAME, CREATE_ORG);
+  const input = { ...(options.name !== undefined ? { name: options.name } : {}), ...(options.snapshot !== undefined ? { snapshot: options.snapshot } : {}) };
+  const sandbox = await createSandbox(store, blobs, operator(source.id), input);
+  const from = sandbox.snapshot ? ` from snapshot "${sandbox.snapshot.name}" of "${source.name}"` : '';
+  return [`Created sandbox "${sandbox.organization.name}" (${sandbox.organization.id})${from}. Its API key is shown only once:`, sandbox.apiKey!];
+}
+
+export async function sandboxesList(store: Store): Promise<string[]> {
+  const sandboxes = await listSandboxes(store, operator(''));
+  return table(['ID', 'NAME', 'CREATED'], sandboxes.map((o) => [o.id, o.name, o.createdAt]));
+}
+
+export async function sandboxesDelete(store: Store, blobs: BlobStore, name: string): Promise<string[]> {
+  const org = await existingOrg(store, name, 'see: tycho sandboxes list');
+  await deleteSandbox(store, blobs, operator(org.id), org.id);
+  return [`Deleted sandbox "${org.name}" (${org.id}) with its data, keys, snapshots and files.`];
+}
+
+export async function snapshotsSave(store: Store, blobs: BlobStore, options: { org?: string; name: string }): Promise<string[]> {
+  const org = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, CREATE_ORG);
+  const snapshot = await saveSnapshot(store, blobs, org.id, options.name);
+  return [`Saved snapshot "${snapshot.name}" of organization "${org.name}" (${snapshot.rows} rows).`];
+}
+
+export async function snapshotsList(store: Store, options: { org?: string }): Promise<string[]> {
+  const org = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, CREATE_ORG);
+  return table(['NAME', 'ROWS', 'CREATED'], (await listSnapshots(store, org.id)).map((s) => [s.name, String(s.rows), s.createdAt]));
+}
+
+export async function snapshotsRestore(store: Store, blobs: BlobStore, options: { org?: string; name: string }): Promise<string[]> {
+  const org = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, CREATE_ORG);
+  const snapshot = await restoreSnapshot(store, blobs, org.id, options.name).catch(notFoundAs(`organization "${org.name}" has no snapshot named "${options.name}" (see: tycho snapshots list)`));
+  return [`Restored organization "${org.name}" to snapshot "${snapshot.name}" of ${snapshot.createdAt}.`];
+}
+
+export async function snapshotsDelete(store: Store, blobs: BlobStore, options: { org?: string; name: string }): Promise<string[]> {
+  const org = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, CREATE_ORG);
+  await deleteSnapshot(store, blobs, org.id, options.name).catch(notFoundAs(`organization "${org.name}" has no snapshot named "${options.name}" (see: tycho snapshots list)`));
+  return [`Deleted snapshot "${options.name}" of organization "${org.name}".`];
+}
+
+export async function reset(store: Store, blobs: BlobStore, options: { org?: string }): Promise<string[]> {
+  const org = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, CREATE_ORG);
+  await resetOrganization(store, blobs, org.id);
+  return [`Reset organization "${org.name}": every record and file deleted; its system collections, keys and snapshots remain.`];
+}
+
+/** A bare 404 from the domain, told in words. */
+function notFoundAs(detail: string): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof AppError && error.code === 'not_found') throw new AppError('not_found', detail);
+    throw error;
+  };
+}
+
+/** `tycho seed --demo`: realistic CRM data in an existing organization, with a progress callback. */
+export async function seedDemoData(
+  store: Store,
+  options: { org?: string; size: number; seed: number; progress?: (done: number, total: number) => void },
+): Promise<string[]> {
+  const org = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, CREATE_ORG);
+  const made = await seedDemo(store, operator(org.id), { size: options.size, seed: options.seed, ...(options.progress ? { progress: options.progress } : {}) });
+  return [
+    `Seeded organization "${org.name}" (seed ${options.seed}): ${made.companies} companies, ${made.people} people, ${made.deals} deals, ` +
+      `${made.tasks} tasks, ${made.notes} notes, 1 tagset, an inbox with ${made.conversations} conversations, and their activity.`,
+  ];
 }

@@ -17,6 +17,10 @@ export interface Config {
   /** DATABASE_URL as given, or the default, for messages. */
   readonly databaseUrl: string;
   readonly apiKey: string | undefined;
+  /** The operator's admin key of the default organization (toolkit admin calls); none when unset. */
+  readonly adminKey: string | undefined;
+  /** Requests kept in each organization's journal; 0 switches the journal off. */
+  readonly journalSize: number;
   readonly logLevel: LogLevel;
   readonly bodyLimit: number;
   /** Requests per second per organization; undefined when rate limiting is off. */
@@ -86,6 +90,8 @@ export const CONFIG_VARIABLES = [
   'DATABASE_URL',
   'DATABASE_POOL_SIZE',
   'TYCHO_API_KEY',
+  'TYCHO_ADMIN_KEY',
+  'TYCHO_JOURNAL_SIZE',
   'LOG_LEVEL',
   'TYCHO_BODY_LIMIT',
   'TYCHO_DATA_DIR',
@@ -116,6 +122,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     database: parseDatabaseUrl(databaseUrl, cwd, integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000)),
     databaseUrl,
     apiKey: apiKey(env.TYCHO_API_KEY),
+    adminKey: apiKey(env.TYCHO_ADMIN_KEY, 'TYCHO_ADMIN_KEY'),
+    journalSize: integer(env, 'TYCHO_JOURNAL_SIZE', 1000, 0, 1_000_000),
     logLevel: logLevel(env.LOG_LEVEL),
     bodyLimit: integer(env, 'TYCHO_BODY_LIMIT', DEFAULT_BODY_LIMIT, 1024, 1024 * 1024 * 1024),
     rateLimits: rateLimits(env),
@@ -277,10 +285,10 @@ function jwtSettings(env: Env): JwtSettings {
   return settings;
 }
 
-function apiKey(raw: string | undefined): string | undefined {
+function apiKey(raw: string | undefined, variable = 'TYCHO_API_KEY'): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   const problem = checkTokenShape(raw);
-  if (problem) throw new ConfigError('TYCHO_API_KEY', problem);
+  if (problem) throw new ConfigError(variable, problem);
   return raw;
 }
 

@@ -8,18 +8,20 @@ import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
 import { blobsSweep, inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList, programsCreate, templatesCreate } from './cli.ts';
-import { recordMeetingsHeld } from './domain/meetings.ts';
+import { reset, seedDemoData, sandboxesCreate, sandboxesDelete, sandboxesList, snapshotsDelete, snapshotsList, snapshotsRestore, snapshotsSave } from './cli.ts';
 import { sendDue } from './domain/program-messages.ts';
 import { systemClock, timestamp } from './domain/clock.ts';
 import { smtpMailer } from './mail.ts';
+import { SingleBar, Presets } from 'cli-progress';
+import { sweepDueWork } from './domain/org-clock.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 import type { Store } from './domain/ports/store.ts';
 import type { BlobStore } from './domain/ports/blob-store.ts';
 
 class UsageError extends Error {}
 
-/** How often `serve` records `activity/meeting_held` for meetings that have ended. */
-const MEETINGS_HELD_SWEEP_MS = 60_000;
+/** How often `serve` runs the due work of every organization (domain/due-work.ts), e.g. `activity/meeting_held`. */
+const DUE_WORK_SWEEP_MS = 60_000;
 
 /** How often `serve` sends the program messages that are due, and how many at most per round (so a stop waits little). */
 const PROGRAM_SEND_INTERVAL_MS = 2_000;
@@ -43,9 +45,12 @@ interface CommandSpec {
 }
 
 /** What every command that opens the database reads. */
-const STORE_ENV = ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'TYCHO_API_KEY'] as const;
+const STORE_ENV = ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'TYCHO_API_KEY', 'TYCHO_ADMIN_KEY'] as const;
 
 const ORG_OPTION = { type: 'string', value: 'NAME', help: 'the organization (default: "default"); it must exist' } as const;
+
+const DEFAULT_DEMO_SIZE = 100;
+const MAX_DEMO_SIZE = 100_000;
 
 const COMMANDS: Record<string, CommandSpec> = {
   serve: {
@@ -57,20 +62,23 @@ const COMMANDS: Record<string, CommandSpec> = {
     build: () => serve,
   },
   'keys create': {
-    synopsis: '[--org NAME [--create-org]] [--read-only] [--name LABEL]',
+    synopsis: '[--org NAME [--create-org]] [--read-only | --admin] [--name LABEL]',
     summary: 'create an API key (printed as the last line)',
     options: {
       org: { ...ORG_OPTION, help: 'the organization of the key (default: "default"); it must exist unless --create-org is given' },
       'create-org': { type: 'boolean', help: 'create the organization --org names, with its system collections, when it does not exist' },
       'read-only': { type: 'boolean', help: 'the key can read but not write' },
+      admin: { type: 'boolean', help: 'the key may also make the toolkit admin calls (sandboxes; snapshots, reset and clock of its organization)' },
       name: { type: 'string', value: 'LABEL', help: 'a label for the key, shown by keys list' },
     },
     positionals: [],
     env: STORE_ENV,
     build: (values) => {
       if (values['create-org'] === true && values.org === undefined) throw new UsageError('--create-org needs --org NAME');
+      if (values['read-only'] === true && values.admin === true) throw new UsageError('--read-only and --admin exclude each other');
       const options = {
         readOnly: values['read-only'] === true,
+        admin: values.admin === true,
         createOrg: values['create-org'] === true,
         ...(typeof values.org === 'string' ? { org: values.org } : {}),
         ...(typeof values.name === 'string' ? { name: values.name } : {}),
@@ -129,7 +137,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     build: (values) => {
       const raw = values['older-than'] ?? '60';
       if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw new UsageError(`--older-than must be a whole number of minutes, got "${String(raw)}"`);
-      return withStore((store, blobs) => blobsSweep(store, blobs, { minutes: Number(raw), now: systemClock() }));
+      return withRuntime((store, blobs) => blobsSweep(store, blobs, { minutes: Number(raw), now: systemClock() }));
     },
   },
   'meetings import': {
@@ -178,7 +186,119 @@ const COMMANDS: Record<string, CommandSpec> = {
       return withStore((store) => templatesCreate(store, options));
     },
   },
+  'sandboxes create': {
+    synopsis: '[--name NAME] [--snapshot NAME [--from ORG]]',
+    summary: 'create a sandbox organization, empty or cloned from a snapshot (its key is the last line)',
+    options: {
+      name: { type: 'string', value: 'NAME', help: 'the sandbox organization name (default: sandbox-<id>)' },
+      snapshot: { type: 'string', value: 'NAME', help: 'a snapshot to clone (see: tycho snapshots list)' },
+      from: { type: 'string', value: 'ORG', help: 'the organization of the snapshot (default: "default")' },
+    },
+    positionals: [],
+    env: STORE_ENV,
+    build: (values) => {
+      if (values.from !== undefined && values.snapshot === undefined) throw new UsageError('--from needs --snapshot NAME');
+      return withRuntime((store, blobs) => sandboxesCreate(store, blobs, stringOptions(values, ['name', 'snapshot', 'from'])));
+    },
+  },
+  'sandboxes list': {
+    synopsis: '',
+    summary: 'list sandbox organizations',
+    options: {},
+    positionals: [],
+    env: STORE_ENV,
+    build: () => withStore(sandboxesList),
+  },
+  'sandboxes delete': {
+    synopsis: 'NAME',
+    summary: 'delete a sandbox with its data, keys, snapshots and files',
+    options: {},
+    positionals: [{ name: 'NAME', help: 'the sandbox organization, as sandboxes list shows it' }],
+    env: STORE_ENV,
+    build: (_values, [name]) => withRuntime((store, blobs) => sandboxesDelete(store, blobs, name!)),
+  },
+  'snapshots save': namedSnapshotCommand("save an organization's whole state (files included) under a name", 'the snapshot name; an existing snapshot of that name is replaced', snapshotsSave),
+  'snapshots list': {
+    synopsis: '[--org NAME]',
+    summary: "list an organization's snapshots",
+    options: { org: ORG_OPTION },
+    positionals: [],
+    env: STORE_ENV,
+    build: (values) => withStore((store) => snapshotsList(store, stringOptions(values, ['org']))),
+  },
+  'snapshots restore': namedSnapshotCommand("replace an organization's state by a snapshot's (same ids; keys and clock kept)", 'the snapshot to restore', snapshotsRestore),
+  'snapshots delete': namedSnapshotCommand('delete a snapshot', 'the snapshot to delete', snapshotsDelete),
+  seed: {
+    synopsis: '--demo [--org NAME] [--size N] [--seed S]',
+    summary: 'fill an organization with realistic demo CRM data (deterministic for a seed)',
+    options: {
+      demo: { type: 'boolean', help: 'demo data: companies, people, deals in funnel stages, tasks, notes, a tagset, an inbox with conversations' },
+      org: ORG_OPTION,
+      size: { type: 'string', value: 'N', help: `people to create, 1 to ${MAX_DEMO_SIZE} (default ${DEFAULT_DEMO_SIZE}); the rest scales with it` },
+      seed: { type: 'string', value: 'S', help: 'the random seed, an integer (default 1): the same seed makes the same data' },
+    },
+    positionals: [],
+    env: STORE_ENV,
+    build: (values) => {
+      if (values.demo !== true) throw new UsageError('seed needs --demo (the only kind of data it makes)');
+      const size = wholeNumber(values.size, '--size', DEFAULT_DEMO_SIZE, 1, MAX_DEMO_SIZE);
+      const seed = wholeNumber(values.seed, '--seed', 1, 0, 2 ** 31 - 1);
+      return withStore(async (store) => {
+        // The bar goes to stderr, so the summary on stdout stays one clean line.
+        const bar = new SingleBar({ format: 'seeding [{bar}] {value}/{total} records', stream: process.stderr, noTTYOutput: false, hideCursor: true }, Presets.shades_classic);
+        bar.start(1, 0);
+        try {
+          return await seedDemoData(store, { size, seed, ...stringOptions(values, ['org']), progress: (done, total) => {
+              bar.setTotal(total);
+              bar.update(done);
+            } });
+        } finally {
+          bar.stop();
+        }
+      });
+    },
+  },
+  reset: {
+    synopsis: '[--org NAME]',
+    summary: 'empty an organization back to its initial state (system collections; keys and snapshots kept)',
+    options: { org: ORG_OPTION },
+    positionals: [],
+    env: STORE_ENV,
+    build: (values) => withRuntime((store, blobs) => reset(store, blobs, stringOptions(values, ['org']))),
+  },
 };
+
+/** A command on one named snapshot of an organization: `NAME [--org NAME]`. */
+function namedSnapshotCommand(
+  summary: string,
+  help: string,
+  run: (store: Store, blobs: BlobStore, options: { name: string; org?: string }) => Promise<string[]>,
+): CommandSpec {
+  return {
+    synopsis: 'NAME [--org NAME]',
+    summary,
+    options: { org: ORG_OPTION },
+    positionals: [{ name: 'NAME', help }],
+    env: STORE_ENV,
+    build: (values, [name]) => withRuntime((store, blobs) => run(store, blobs, { name: name!, ...stringOptions(values, ['org']) })),
+  };
+}
+
+/** An integer option in [min, max], or `fallback` when absent. */
+function wholeNumber(value: string | boolean | undefined, option: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`${option} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+/** The named options that were given, as strings. */
+function stringOptions<K extends string>(values: Values, names: readonly K[]): Partial<Record<K, string>> {
+  const out: Partial<Record<K, string>> = {};
+  for (const name of names) if (typeof values[name] === 'string') out[name] = values[name] as string;
+  return out;
+}
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -237,7 +357,12 @@ ${positionals.length > 0 ? section('Arguments', positionals) : ''}${section('Opt
 ${wrap(list(spec.env), '  ')}`;
 }
 
-function withStore(run: (store: Store, blobs: BlobStore) => Promise<string[]>): Command {
+function withStore(run: (store: Store) => Promise<string[]>): Command {
+  return withRuntime((store) => run(store));
+}
+
+/** Commands that also touch file contents get the blob store. */
+function withRuntime(run: (store: Store, blobs: BlobStore) => Promise<string[]>): Command {
   return async (config) => {
     const runtime = await openRuntime(config);
     try {
@@ -307,13 +432,13 @@ async function serve(config: Config): Promise<number> {
     ...(config.rateLimits ? { rateLimits: { ...config.rateLimits, counter } } : {}),
     ...(jwt ? { jwt } : {}),
   });
-  // activity/meeting_held for meetings whose end has passed, also when nobody reads them (docs/behaviour.md).
+  // Due work (activity/meeting_held for meetings whose end has passed…), also when nobody reads (docs/behaviour.md).
   let sweeping: Promise<unknown> | undefined;
   const sweep = setInterval(() => {
-    sweeping ??= recordMeetingsHeld(runtime.store)
-      .catch((error: unknown) => app.log.error({ err: error }, 'recording activity/meeting_held failed'))
+    sweeping ??= sweepDueWork(runtime.store)
+      .catch((error: unknown) => app.log.error({ err: error }, 'running due work failed'))
       .finally(() => (sweeping = undefined));
-  }, MEETINGS_HELD_SWEEP_MS);
+  }, DUE_WORK_SWEEP_MS);
   sweep.unref();
   // Program messages: sent over SMTP with SMTP_URL, to the local outbox without it (docs/behaviour.md).
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : undefined;
@@ -368,6 +493,7 @@ async function serve(config: Config): Promise<number> {
   if (blobsWarning) console.error(`tycho: ${blobsWarning}`);
   if (runtime.firstKey) {
     console.log(`New database: created an API key for the default organization. It is shown only once:\n${runtime.firstKey}`);
+    console.log('It is empty. For realistic demo data (companies, people, deals, tasks, notes, an inbox), run while it serves: npx tycho seed --demo');
   }
   return done;
 }

@@ -62,6 +62,7 @@ export async function openRuntime(config: Config, options: { firstKey?: boolean 
     const downloadSecret = await store.settings.getOrInsert('download_secret', randomBytes(32).toString('hex'));
     const { organization, created } = await ensureOrganization(store, DEFAULT_ORG_NAME);
     let firstKey: string | undefined;
+    if (config.adminKey !== undefined) await ensureApiKey(store, organization.id, config.adminKey, undefined, true);
     if (config.apiKey !== undefined) {
       await ensureApiKey(store, organization.id, config.apiKey);
     } else if (created && options.firstKey) {
@@ -97,5 +98,6 @@ export function appOptions(runtime: Runtime, config: Config): AppOptions {
     uploadLimit: config.uploadLimit,
     bodyLimit: config.bodyLimit,
     logLevel: config.logLevel,
+    journalSize: config.journalSize,
   };
 }

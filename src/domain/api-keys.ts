@@ -17,6 +17,8 @@ export interface ApiKey {
   readOnly: boolean;
   createdAt: string;
   revokedAt: string | null;
+  /** May also make the toolkit's admin calls (sandboxes; any organization's snapshots and clock). */
+  admin?: boolean;
 }
 
 export type Scope = 'read' | 'write';
@@ -30,6 +32,8 @@ export interface Principal {
    * constituent types, so activities never name it (see activity.ts).
    */
   actor: { id: string; type: 'api_key' | 'jwt_subject' };
+  /** An admin key (see ApiKey.admin). */
+  admin?: boolean;
 }
 
 const TOKEN_PREFIX = 'tycho_';
@@ -57,7 +61,7 @@ export function checkTokenShape(token: string): string | null {
 export async function createApiKey(
   store: Store,
   orgId: string,
-  options: { name?: string | null; readOnly?: boolean; clock?: Clock } = {},
+  options: { name?: string | null; readOnly?: boolean; admin?: boolean; clock?: Clock } = {},
 ): Promise<{ key: ApiKey; token: string }> {
   const token = generateToken();
   const key: ApiKey = {
@@ -69,34 +73,38 @@ export async function createApiKey(
     readOnly: options.readOnly ?? false,
     createdAt: timestamp(options.clock),
     revokedAt: null,
+    ...(options.admin ? { admin: true } : {}),
   };
   await store.apiKeys.insert(key);
   return { key, token };
 }
 
 /** Makes `token` a live read-write key of the organization, whatever state it was in before. */
-export async function ensureApiKey(store: Store, orgId: string, token: string, clock?: Clock): Promise<ApiKey> {
+/** `admin`: the key is the operator's admin key (TYCHO_ADMIN_KEY) rather than TYCHO_API_KEY. */
+export async function ensureApiKey(store: Store, orgId: string, token: string, clock?: Clock, admin = false): Promise<ApiKey> {
+  const variable = admin ? 'TYCHO_ADMIN_KEY' : 'TYCHO_API_KEY';
   const problem = checkTokenShape(token);
-  if (problem) throw new AppError('validation_failed', `TYCHO_API_KEY ${problem}`);
+  if (problem) throw new AppError('validation_failed', `${variable} ${problem}`);
   return store.transaction(async (tx) => {
     const hash = hashToken(token);
     // Two processes starting on one new database with the same key: one inserts it, the other finds it.
     await tx.lock([`api-key:${hash}`]);
     const existing = await tx.apiKeys.findByHash(hash);
     if (existing) {
-      const restored: ApiKey = { ...existing, orgId, readOnly: false, revokedAt: null };
+      const restored: ApiKey = { ...existing, orgId, readOnly: false, revokedAt: null, admin };
       await tx.apiKeys.update(restored);
       return restored;
     }
     const key: ApiKey = {
       id: newId(),
       orgId,
-      name: 'TYCHO_API_KEY',
+      name: variable,
       prefix: prefixOf(token),
       hash,
       readOnly: false,
       createdAt: timestamp(clock),
       revokedAt: null,
+      admin,
     };
     await tx.apiKeys.insert(key);
     return key;
@@ -112,7 +120,7 @@ async function principalOf(store: Store, hash: string): Promise<Principal | null
   const key = await store.apiKeys.findByHash(hash);
   if (!key || key.revokedAt !== null) return null;
   if (!timingSafeEqual(Buffer.from(key.hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
-  return { orgId: key.orgId, scope: key.readOnly ? 'read' : 'write', actor: { id: key.id, type: 'api_key' } };
+  return { orgId: key.orgId, scope: key.readOnly ? 'read' : 'write', actor: { id: key.id, type: 'api_key' }, ...(key.admin ? { admin: true } : {}) };
 }
 
 /** Live keys whose principals one process remembers; the least recently used goes first. */

@@ -16,6 +16,8 @@ const catalogue = {
   request_timeout: 408,
   conflict: 409,
   stale_lock_version: 409,
+  /** The first request with this Idempotency-Key has not been answered yet. */
+  idempotency_key_in_use: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   headers_too_large: 431,
@@ -23,6 +25,8 @@ const catalogue = {
   /** Well-formed, but the target's state does not allow it (a sent message, a funnel in use): no source. */
   invalid_state: 422,
   collection_not_found: 422,
+  /** The Idempotency-Key was first used with another request. */
+  idempotency_key_reused: 422,
   rate_limited: 429,
   internal: 500,
   service_unavailable: 503,

@@ -2,6 +2,7 @@
 // (the shape of the hosted service's ids). Fixed width and an ASCII-ordered alphabet make string order equal
 // creation order, so ids double as the keyset tiebreaker.
 import { randomBytes } from 'node:crypto';
+import { currentTimeContext, systemClock } from './clock.ts';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const WIDTH = 22;
@@ -9,8 +10,12 @@ const RANDOM_BITS = 80n;
 const RANDOM_MASK = (1n << RANDOM_BITS) - 1n;
 const ID_PATTERN = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
 
-let lastMs = 0;
-let lastRandom = 0n;
+/**
+ * The last id made, per controlled organization clock ('' for the system clock): a frozen or rewound clock
+ * keeps its own sequence, so its ids carry its time and still grow in creation order.
+ */
+const sequences = new Map<string, { ms: number; random: bigint }>();
+const MAX_SEQUENCES = 10_000;
 
 function freshRandom(): bigint {
   return BigInt('0x' + randomBytes(10).toString('hex'));
@@ -26,13 +31,23 @@ export function encodeBase58(value: bigint, width: number): string {
   return out.padStart(width, ALPHABET[0]);
 }
 
-/** A new id, strictly greater than every id this process made before (monotonic within a millisecond). */
-export function newId(now: number = Date.now()): string {
+/**
+ * A new id, strictly greater than every id this process made before on the same clock (monotonic within a
+ * millisecond); its time part comes from the organization's clock when the work is for one.
+ */
+export function newId(now: number = systemClock().getTime()): string {
+  const context = currentTimeContext();
+  const sequenceKey = context?.clock && context.orgId ? context.orgId : '';
+  let last = sequences.get(sequenceKey);
+  if (!last) {
+    if (sequences.size >= MAX_SEQUENCES) for (const key of sequences.keys()) if (key !== '') sequences.delete(key);
+    sequences.set(sequenceKey, (last = { ms: 0, random: 0n }));
+  }
   let ms = now;
   let random: bigint;
-  if (ms <= lastMs) {
-    ms = lastMs;
-    random = lastRandom + 1n;
+  if (ms <= last.ms) {
+    ms = last.ms;
+    random = last.random + 1n;
     if (random > RANDOM_MASK) {
       ms += 1;
       random = freshRandom();
@@ -40,11 +55,36 @@ export function newId(now: number = Date.now()): string {
   } else {
     random = freshRandom();
   }
-  lastMs = ms;
-  lastRandom = random;
+  last.ms = ms;
+  last.random = random;
   return encodeBase58((BigInt(ms) << RANDOM_BITS) | random, WIDTH);
 }
 
 export function isId(value: string): boolean {
   return ID_PATTERN.test(value);
+}
+
+/** Digit values by character code, for arithmetic on ids as text. */
+const DIGIT = new Int8Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
+
+/**
+ * A fresh random shift for `shiftId`, as WIDTH base58 digits: adding one shift to every id of a set keeps
+ * their order and, within a millisecond or so, their time part, while making them distinct from the originals.
+ */
+export function idShift(): number[] {
+  const shift = BigInt('0x' + randomBytes(8).toString('hex')) + 1n;
+  return [...encodeBase58(shift, WIDTH)].map((c) => DIGIT[c.charCodeAt(0)]!);
+}
+
+/** `id` + `shift`, digit by digit (ids sit far below 58^22, so the sum never needs a 23rd digit). */
+export function shiftId(id: string, shift: readonly number[]): string {
+  const out = new Array<string>(WIDTH);
+  let carry = 0;
+  for (let i = WIDTH - 1; i >= 0; i--) {
+    const sum = DIGIT[id.charCodeAt(i)]! + shift[i]! + carry;
+    carry = sum >= 58 ? 1 : 0;
+    out[i] = ALPHABET[sum - carry * 58]!;
+  }
+  return out.join('');
 }

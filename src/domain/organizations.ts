@@ -11,6 +11,8 @@ export interface Organization {
   id: string;
   name: string;
   createdAt: string;
+  /** Made by the toolkit as a sandbox: its own keys may reset it, snapshot it and set its clock. */
+  sandbox?: boolean;
 }
 
 export const DEFAULT_ORG_NAME = 'default';

@@ -160,7 +160,7 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
     it('--help lists every command with its options, and the environment', async () => {
       const result = await run(['--help'], env());
       assert.equal(result.code, 0, result.stderr);
-      for (const command of ['serve', 'keys create [--org NAME [--create-org]] [--read-only] [--name LABEL]', 'keys list [--org NAME]', 'keys revoke PREFIX', 'orgs list', 'inboxes create --name NAME --email ADDRESS [--org NAME]']) {
+      for (const command of ['serve', 'keys create [--org NAME [--create-org]] [--read-only | --admin] [--name LABEL]', 'keys list [--org NAME]', 'keys revoke PREFIX', 'orgs list', 'inboxes create --name NAME --email ADDRESS [--org NAME]']) {
         assert.ok(result.stdout.includes(`  ${command}`), `${command} missing from:\n${result.stdout}`);
       }
       assert.match(result.stdout, /Environment/);
@@ -171,7 +171,7 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
     const STORE_ENV = ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'TYCHO_API_KEY'];
     const commands: [string[], string[], string[]][] = [
       [['serve'], [], ['PORT', 'HOST', ...STORE_ENV, 'LOG_LEVEL', 'TYCHO_BODY_LIMIT', 'TYCHO_DATA_DIR', 'TYCHO_UPLOAD_LIMIT', 'RATE_LIMITS', 'REDIS_URL', 'JWT_SECRET', 'JWT_AUDIENCE']],
-      [['keys', 'create'], ['--org NAME', '--create-org', '--read-only', '--name LABEL'], STORE_ENV],
+      [['keys', 'create'], ['--org NAME', '--create-org', '--read-only', '--admin', '--name LABEL'], STORE_ENV],
       [['keys', 'list'], ['--org NAME'], STORE_ENV],
       [['keys', 'revoke'], ['PREFIX'], STORE_ENV],
       [['orgs', 'list'], [], STORE_ENV],

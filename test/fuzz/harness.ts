@@ -163,10 +163,17 @@ interface Fingerprinter {
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 
+/**
+ * Tables every answered request may write, failures included, by design: the request journal records each
+ * request, and an Idempotency-Key keeps the answer (errors too) for replay. They hold no organization data.
+ */
+const BOOKKEEPING = ['request_journal', 'idempotency_keys'];
+const notBookkeeping = BOOKKEEPING.map((name) => `'${name}'`).join(', ');
+
 /** Every table but the migration bookkeeping, read through a second, read-only connection. */
 function sqliteFingerprinter(path: string): Fingerprinter {
   const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
-  const names = (db.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name`).all() as { name: string }[]).map((r) => r.name);
+  const names = (db.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' and name not in (${notBookkeeping}) order by name`).all() as { name: string }[]).map((r) => r.name);
   const statements = names.map((name) => [name, db.prepare(`select * from "${name}"`).raw(true)] as const);
   return {
     async tables() {
@@ -189,7 +196,7 @@ async function postgresFingerprinter(url: string): Promise<Fingerprinter> {
   await client.connect();
   const names = (
     await client.query<{ table_name: string }>(
-      `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely_%' order by table_name`,
+      `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely_%' and table_name not in (${notBookkeeping}) order by table_name`,
     )
   ).rows.map((r) => r.table_name);
   const query = names

@@ -49,6 +49,8 @@ export async function throwawayPostgres(): Promise<{ url: string; drop(): Promis
 }
 
 export const TEST_KEY = 'tycho_test_key_0123456789abcdef';
+/** The harness organization's admin key (TYCHO_ADMIN_KEY): toolkit admin calls. */
+export const ADMIN_KEY = 'tycho_admin_key_0123456789abcdef';
 
 export interface Response<T = any> {
   status: number;
@@ -69,7 +71,10 @@ export interface RequestOptions {
 export interface Harness {
   app: FastifyInstance;
   store: Store;
+  /** Where the app keeps file contents. */
   blobs: BlobStore;
+  /** The harness database's URL (PostgreSQL only: an in-memory SQLite database cannot be shared). */
+  databaseUrl: string | undefined;
   key: string;
   orgId: string;
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<Response<T>>;
@@ -96,6 +101,7 @@ export async function createHarness(
   const config = loadConfig({
     DATABASE_URL: database?.url ?? ':memory:',
     TYCHO_API_KEY: TEST_KEY,
+    TYCHO_ADMIN_KEY: ADMIN_KEY,
     LOG_LEVEL: 'silent',
     TYCHO_DATA_DIR: dataDir,
     ...bucket,
@@ -134,6 +140,7 @@ export async function createHarness(
     app,
     store: runtime.store,
     blobs: runtime.blobs,
+    databaseUrl: database?.url,
     key: TEST_KEY,
     orgId: runtime.defaultOrg.id,
     request,

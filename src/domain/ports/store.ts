@@ -23,6 +23,7 @@ import type { DeliveryEvent, ProgramMessage } from '../program-messages.ts';
 import type { Unsubscribe } from '../unsubscribes.ts';
 import type { AgentSettings } from '../agent-settings.ts';
 import type { Form } from '../forms.ts';
+import type { ClockRepo, IdempotencyRepo, JournalRepo, OrgStateRepo, SnapshotRepo } from './toolkit-store.ts';
 
 export interface OrganizationRepo {
   insert(org: Organization): Promise<void>;
@@ -273,6 +274,12 @@ export interface Store {
   readonly unsubscribes: UnsubscribeRepo;
   readonly agentSettings: AgentSettingsRepo;
   readonly forms: FormRepo;
+  /** The stand-in toolkit (ports/toolkit-store.ts). */
+  readonly orgState: OrgStateRepo;
+  readonly clocks: ClockRepo;
+  readonly snapshots: SnapshotRepo;
+  readonly idempotency: IdempotencyRepo;
+  readonly journal: JournalRepo;
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;
   /**

@@ -3,6 +3,7 @@
 // RateLimit / RateLimit-Policy fields, and the request is not processed.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
+import { systemClock } from '../../domain/clock.ts';
 import type { Scope } from '../../domain/api-keys.ts';
 import type { RateCounter } from '../rate-counters.ts';
 import { requiredScope } from './auth.ts';
@@ -11,7 +12,7 @@ export interface RateLimits {
   reads: number;
   writes: number;
   counter: RateCounter;
-  /** Milliseconds since the epoch; tests pin it. */
+  /** Milliseconds since the epoch; tests pin it. By default the caller's organization's clock. */
   now?: () => number;
 }
 
@@ -26,7 +27,7 @@ function setHeaders(reply: FastifyReply, scope: Scope, quota: number, remaining:
 
 /** Registers the limiter on an authenticated scope; runs after authentication, before any work. */
 export function registerRateLimit(app: FastifyInstance, limits: RateLimits): void {
-  const now = limits.now ?? Date.now;
+  const now = limits.now ?? (() => systemClock().getTime());
   app.addHook('onRequest', async (request, reply) => {
     const scope = requiredScope(request);
     const quota = scope === 'read' ? limits.reads : limits.writes;

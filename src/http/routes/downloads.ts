@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../domain/errors.ts';
 import { DOWNLOAD_PATH, downloadUrl, findDownload, type Downloadable } from '../../domain/downloads.ts';
+import { clockFor } from '../../domain/org-clock.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 export const downloadRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, blobs, downloads, clock }) => {
@@ -19,7 +20,9 @@ export const downloadRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     },
     async (req, reply) => {
       const { org, file: id } = req.params;
-      if (!downloads.verify(org, id, req.query.expires, req.query.signature, clock().getTime() / 1000)) throw new AppError('not_found');
+      // Expiry is read on the organization's clock, which signed the link.
+      const now = (await clockFor(store, org, clock))().getTime() / 1000;
+      if (!downloads.verify(org, id, req.query.expires, req.query.signature, now)) throw new AppError('not_found');
       const download = await findDownload(store, blobs, org, id);
       if (!download) throw new AppError('not_found');
       return reply

@@ -14,6 +14,8 @@ import * as views from './0010-views.ts';
 import * as programs from './0011-programs.ts';
 import * as unsubscribes from './0012-unsubscribes.ts';
 import * as forms from './0013-forms.ts';
+import * as toolkit from './0016-toolkit.ts';
+import * as requestJournal from './0017-request-journal.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -31,6 +33,8 @@ const MIGRATIONS: Record<string, Step> = {
   '0011-programs': programs,
   '0012-unsubscribes': unsubscribes,
   '0013-forms': forms,
+  '0016-toolkit': toolkit,
+  '0017-request-journal': requestJournal,
 };
 
 export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {

@@ -14,9 +14,10 @@ const toApiKey = (row: Selectable<ApiKeysTable>): ApiKey => ({
   readOnly: row.read_only === 1,
   createdAt: row.created_at,
   revokedAt: row.revoked_at,
+  admin: row.admin === 1,
 });
 
-const toRow = (key: ApiKey): ApiKeysTable => ({
+const toRow = (key: ApiKey): Omit<ApiKeysTable, 'admin'> & { admin: number } => ({
   id: key.id,
   org_id: key.orgId,
   name: key.name,
@@ -25,6 +26,7 @@ const toRow = (key: ApiKey): ApiKeysTable => ({
   read_only: key.readOnly ? 1 : 0,
   created_at: key.createdAt,
   revoked_at: key.revokedAt,
+  admin: key.admin ? 1 : 0,
 });
 
 export function apiKeyRepo(db: Kysely<Database>, engine: Pick<Engine, 'changeToken' | 'announce'>): ApiKeyRepo {

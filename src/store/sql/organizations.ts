@@ -8,12 +8,13 @@ const toOrganization = (row: Selectable<OrganizationsTable>): Organization => ({
   id: row.id,
   name: row.name,
   createdAt: row.created_at,
+  sandbox: row.sandbox === 1,
 });
 
 export function organizationRepo(db: Kysely<Database>): OrganizationRepo {
   return {
     async insert(org) {
-      await db.insertInto('organizations').values({ id: org.id, name: org.name, created_at: org.createdAt }).execute();
+      await db.insertInto('organizations').values({ id: org.id, name: org.name, created_at: org.createdAt, sandbox: org.sandbox ? 1 : 0 }).execute();
     },
     async findByName(name) {
       const row = await db.selectFrom('organizations').selectAll().where('name', '=', name).executeTakeFirst();

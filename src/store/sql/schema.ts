@@ -8,6 +8,8 @@ export interface OrganizationsTable {
   name: string;
   schema_tag: Generated<string>;
   created_at: string;
+  /** 1 for a sandbox made through the toolkit (migration 0016). */
+  sandbox: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -19,6 +21,8 @@ export interface ApiKeysTable {
   read_only: number;
   created_at: string;
   revoked_at: string | null;
+  /** 1: the key may also make the toolkit's admin calls (migration 0016). */
+  admin: Generated<number>;
 }
 
 export interface CollectionsTable {
@@ -368,4 +372,53 @@ export interface Database {
   unsubscribes: UnsubscribesTable;
   agent_settings: AgentSettingsTable;
   forms: FormsTable;
+  org_clocks: OrgClocksTable;
+  snapshots: SnapshotsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  request_journal: RequestJournalTable;
+}
+
+/** An organization's controlled clock (migration 0016): frozen at an instant, or running at an offset. */
+export interface OrgClocksTable {
+  org_id: string;
+  frozen_at: string | null;
+  offset_ms: number;
+}
+
+/** A saved state of an organization: its rows by table, as JSON. */
+export interface SnapshotsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  data: string;
+  rows: number;
+  created_at: string;
+}
+
+/** The stored answer to a request with an Idempotency-Key; `status` is null while it is in flight. */
+export interface IdempotencyKeysTable {
+  org_id: string;
+  key: string;
+  fingerprint: string;
+  status: number | null;
+  headers: string | null;
+  body: string | null;
+  created_at: string;
+  claimed_at_ms: number;
+}
+
+/** One request in an organization's journal (migration 0017). */
+export interface RequestJournalTable {
+  id: string;
+  org_id: string;
+  request_id: string;
+  method: string;
+  path: string;
+  query: string;
+  status: number;
+  latency_ms: number;
+  request_headers: string;
+  request_body: string | null;
+  response_body: string | null;
+  occurred_at: string;
 }

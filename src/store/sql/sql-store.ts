@@ -24,6 +24,9 @@ import { searchRepo } from './search.ts';
 import { programMapping, programMessageRepo, programTemplateRepo } from './programs.ts';
 import { agentSettingsRepo, unsubscribeRepo } from './unsubscribes.ts';
 import { formRepo } from './forms.ts';
+import { orgStateRepo } from './org-state.ts';
+import { clockRepo, idempotencyRepo, snapshotRepo } from './toolkit.ts';
+import { journalRepo } from './journal.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -101,6 +104,11 @@ export class SqlStore implements Store {
 
   /** Schema tags read under a shared schema lock in this transaction, by organization. */
   private readonly heldSchemaTags = new Map<string, string>();
+  readonly orgState;
+  readonly clocks;
+  readonly snapshots;
+  readonly idempotency;
+  readonly journal;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -134,6 +142,11 @@ export class SqlStore implements Store {
     this.unsubscribes = unsubscribeRepo(db);
     this.agentSettings = agentSettingsRepo(db);
     this.forms = formRepo(db);
+    this.orgState = orgStateRepo(db, engine, schemaCache);
+    this.clocks = clockRepo(db);
+    this.snapshots = snapshotRepo(db);
+    this.idempotency = idempotencyRepo(db);
+    this.journal = journalRepo(db);
   }
 
   async transaction<T>(fn: (tx: Store) => Promise<T>, schemaOf?: string): Promise<T> {

@@ -1,0 +1,102 @@
+// The request journal: what each organization's clients sent and got, newest first, for integration tests to
+// assert on (like WireMock's). Bodies are cut to a few kilobytes, and credentials never reach the table:
+// the Authorization header and every body or header property whose name says secret are replaced.
+import { newId } from './ids.ts';
+import { timestamp, type Clock } from './clock.ts';
+import type { JournalEntry, JournalQuery } from './ports/toolkit-store.ts';
+import type { Store } from './ports/store.ts';
+
+export const DEFAULT_JOURNAL_SIZE = 1000;
+/** Characters of a body kept; the rest is replaced by a marker saying how much was cut. */
+export const BODY_LIMIT = 4096;
+export const REDACTED = '[redacted]';
+
+const SECRET_NAME = /authorization|cookie|password|passwd|secret|token|api[-_]?key|signature|credential/i;
+
+/** `value` with every property whose name looks like a credential replaced, at any depth. */
+export function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_NAME.test(k) ? REDACTED : redact(v)]));
+  }
+  return value;
+}
+
+export function truncate(text: string): string {
+  return text.length <= BODY_LIMIT ? text : `${text.slice(0, BODY_LIMIT)}… [${text.length - BODY_LIMIT} more characters]`;
+}
+
+/** A body as the journal keeps it: JSON redacted then cut; anything else only cut. */
+export function journalBody(text: string | undefined): string | null {
+  if (text === undefined || text === '') return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return truncate(text);
+  }
+  return truncate(JSON.stringify(redact(parsed)));
+}
+
+export interface JournalRequest {
+  orgId: string;
+  requestId: string;
+  method: string;
+  url: string;
+  status: number;
+  latencyMs: number;
+  headers: Record<string, string | string[] | undefined>;
+  requestBody: string | undefined;
+  responseBody: string | undefined;
+}
+
+export async function recordRequest(store: Store, request: JournalRequest, keep: number, clock?: Clock): Promise<void> {
+  const [path, query] = splitUrl(request.url);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    headers[name] = SECRET_NAME.test(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
+  }
+  const entry: JournalEntry = {
+    id: newId(),
+    orgId: request.orgId,
+    requestId: request.requestId,
+    method: request.method,
+    path,
+    query,
+    status: request.status,
+    latencyMs: Math.round(request.latencyMs * 1000) / 1000,
+    requestHeaders: headers,
+    requestBody: journalBody(request.requestBody),
+    responseBody: journalBody(request.responseBody),
+    occurredAt: timestamp(clock),
+  };
+  await store.journal.insert(entry, keep);
+}
+
+/** The path, and the query with the values of secret-looking parameters (`?api_key=…`) redacted. */
+function splitUrl(url: string): [string, string] {
+  const q = url.indexOf('?');
+  if (q < 0) return [url, ''];
+  const query = url.slice(q + 1);
+  const redacted = query
+    .split('&')
+    .map((pair) => {
+      const name = pair.split('=', 1)[0]!;
+      return SECRET_NAME.test(decodeURIComponentSafe(name)) ? `${name}=${REDACTED}` : pair;
+    })
+    .join('&');
+  return [url.slice(0, q), redacted];
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+export const listJournal = (store: Store, orgId: string, query: JournalQuery): Promise<JournalEntry[]> => store.journal.list(orgId, query);
+
+export const clearJournal = (store: Store, orgId: string): Promise<void> => store.journal.clear(orgId);

@@ -1,0 +1,128 @@
+// Each organization's clock: the system clock unless the toolkit froze, set or advanced it. The setting lives
+// in the database, so every process sharing it reads the same time for the organization.
+import { invalidAt } from './errors.ts';
+import { currentTimeContext, runInTimeContext, systemClock, type Clock } from './clock.ts';
+import type { ClockSetting } from './ports/toolkit-store.ts';
+import type { Store } from './ports/store.ts';
+import { runDueWork } from './due-work.ts';
+
+/** The clock a setting describes; a running one moves with `base`. */
+export function clockOf(setting: ClockSetting, base: Clock): Clock {
+  if (setting.frozenAt !== null) {
+    const frozen = Date.parse(setting.frozenAt);
+    return () => new Date(frozen);
+  }
+  return () => new Date(base().getTime() + setting.offsetMs);
+}
+
+/** The organization's controlled clock, or undefined when it follows `base`. */
+export async function controlledClock(store: Store, orgId: string, base: Clock): Promise<Clock | undefined> {
+  const setting = await store.clocks.find(orgId);
+  return setting && clockOf(setting, base);
+}
+
+/** The organization's clock for work done outside a request (sweeps, workers). */
+export async function clockFor(store: Store, orgId: string, base: Clock = () => new Date()): Promise<Clock> {
+  return (await controlledClock(store, orgId, base)) ?? base;
+}
+
+/** Runs `fn` in the organization's time context (its clock, its id sequence). */
+export async function withOrgTime<T>(store: Store, orgId: string, fn: () => Promise<T>, base: Clock = () => new Date()): Promise<T> {
+  const clock = await controlledClock(store, orgId, base);
+  return runInTimeContext({ orgId, ...(clock ? { clock } : {}) }, fn);
+}
+
+export interface ClockState {
+  now: string;
+  frozen: boolean;
+  /** Milliseconds the clock is ahead of the system clock (behind when negative); 0 when not controlled. */
+  offsetMs: number;
+  controlled: boolean;
+}
+
+export type ClockChange =
+  | { action: 'freeze'; at?: string }
+  | { action: 'set'; to: string; frozen?: boolean }
+  | { action: 'advance'; milliseconds: number }
+  | { action: 'resume' }
+  | { action: 'release' };
+
+/** The longest single advance: 10 years, which keeps every timestamp within ISO 8601's four-digit years. */
+const MAX_ADVANCE_MS = 10 * 366 * 24 * 3600 * 1000;
+
+function instant(value: string, pointer: string): number {
+  const ms = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(ms) || ms < 0 || ms > Date.parse('9999-12-31T23:59:59.999Z')) {
+    throw invalidAt(pointer, `${pointer.slice(1)} must be an ISO 8601 date-time with a time zone between 1970 and 9999, such as "2030-01-01T09:00:00Z"; got ${JSON.stringify(value)}`);
+  }
+  return ms;
+}
+
+function stateOf(setting: ClockSetting | undefined, base: Clock): ClockState {
+  const now = setting ? clockOf(setting, base)() : base();
+  return {
+    now: now.toISOString(),
+    frozen: setting?.frozenAt != null,
+    offsetMs: setting ? now.getTime() - base().getTime() : 0,
+    controlled: setting !== undefined,
+  };
+}
+
+export async function getClock(store: Store, orgId: string, base: Clock): Promise<ClockState> {
+  return stateOf(await store.clocks.find(orgId), base);
+}
+
+/**
+ * Changes the organization's clock, then (when time moved forward) runs the work that became due, with the new
+ * time, before returning. Later requests of the organization, in every process, read the new clock.
+ */
+export async function changeClock(store: Store, orgId: string, change: ClockChange, base: Clock): Promise<ClockState> {
+  const before = await store.clocks.find(orgId);
+  const current = before ? clockOf(before, base)().getTime() : base().getTime();
+  const real = base().getTime();
+  let next: ClockSetting | undefined;
+  switch (change.action) {
+    case 'freeze':
+      next = { frozenAt: new Date(change.at === undefined ? current : instant(change.at, '/at')).toISOString(), offsetMs: 0 };
+      break;
+    case 'set': {
+      const to = instant(change.to, '/to');
+      const frozen = change.frozen ?? before?.frozenAt != null;
+      next = frozen ? { frozenAt: new Date(to).toISOString(), offsetMs: 0 } : { frozenAt: null, offsetMs: to - real };
+      break;
+    }
+    case 'advance': {
+      if (!Number.isSafeInteger(change.milliseconds) || change.milliseconds < 0 || change.milliseconds > MAX_ADVANCE_MS) {
+        throw invalidAt('/milliseconds', `the advance must be a whole number of milliseconds from 0 to ${MAX_ADVANCE_MS} (10 years); got ${change.milliseconds}`);
+      }
+      const to = current + change.milliseconds;
+      next = before?.frozenAt != null ? { frozenAt: new Date(to).toISOString(), offsetMs: 0 } : { frozenAt: null, offsetMs: to - real };
+      break;
+    }
+    case 'resume':
+      next = { frozenAt: null, offsetMs: current - real };
+      break;
+    case 'release':
+      next = undefined;
+  }
+  if (next) await store.clocks.save(orgId, next);
+  else await store.clocks.remove(orgId);
+  const clock = next ? clockOf(next, base) : base;
+  // The rest of this request (and the due work) already runs on the new time.
+  const context = currentTimeContext();
+  if (context?.orgId === orgId) {
+    if (next) context.clock = clock;
+    else delete context.clock;
+  }
+  if (clock().getTime() > current) {
+    await runInTimeContext({ orgId, ...(next ? { clock } : {}) }, () => runDueWork(store, { orgId, now: clock() }));
+  }
+  return stateOf(next, base);
+}
+
+/** Runs the due work of every organization, each on its own clock: what `serve` does every minute. */
+export async function sweepDueWork(store: Store): Promise<void> {
+  for (const org of await store.organizations.list()) {
+    await withOrgTime(store, org.id, async () => runDueWork(store, { orgId: org.id, now: systemClock() }));
+  }
+}

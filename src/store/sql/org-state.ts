@@ -1,0 +1,180 @@
+// An organization's whole state, read, written and deleted generically: the tables come from the database's
+// catalogue, so a table added by a later migration is covered without a change here. A table with an `org_id`
+// column belongs to an organization; a table without one must say below how its rows do (a parent table), or
+// that it is global — `Database` makes that declaration compulsory for every table it lists.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { OrgRows, OrgStateRepo } from '../../domain/ports/toolkit-store.ts';
+
+type Row = Record<string, unknown>;
+import type { Database } from './schema.ts';
+import { bumpSchemaTag } from './schema-cache.ts';
+
+type WithOrgId = { [N in keyof Database]: Database[N] extends { org_id: string } ? N : never }[keyof Database];
+type WithoutOrgId = Exclude<keyof Database, WithOrgId>;
+
+/** Tables without `org_id`: the owned table (and the column pointing at its `id`) their rows hang off, or 'global'. */
+const OWNED_THROUGH: Record<WithoutOrgId, { parent: WithOrgId; column: string } | 'global'> = {
+  organizations: 'global',
+  settings: 'global',
+  item_values: { parent: 'items', column: 'item_id' },
+};
+
+/** Owned tables that are not the organization's data: its credentials and the toolkit's records about it. */
+const OUTSIDE_STATE: readonly WithOrgId[] = ['api_keys', 'org_clocks', 'snapshots', 'request_journal'];
+
+/** The column naming a file's contents in the blob store, in any table. */
+const BLOB_KEY = 'blob_key';
+
+/** Kysely's own bookkeeping. */
+const MIGRATION_TABLES = new Set(['kysely_migration', 'kysely_migration_lock']);
+
+interface OwnedTable {
+  name: string;
+  columns: string[];
+  /** How a row belongs to the organization: its own org_id, or its parent's. */
+  through?: { parent: string; column: string };
+  state: boolean;
+}
+
+/** What the catalogue says, in an order where every table comes after the tables it references. */
+interface Catalogue {
+  tables: OwnedTable[];
+}
+
+/** The engine-specific catalogue queries. */
+interface CatalogueQueries {
+  tables(db: Kysely<Database>): Promise<string[]>;
+  columns(db: Kysely<Database>, table: string): Promise<string[]>;
+  references(db: Kysely<Database>, table: string): Promise<string[]>;
+  /** Inserts rows given as one JSON array: one statement per table, whatever the number of rows. */
+  insertJson(db: Kysely<Database>, table: string, columns: string[], rows: string): Promise<void>;
+}
+
+const SQLITE: CatalogueQueries = {
+  async tables(db) {
+    const rows = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db);
+    return rows.rows.map((r) => r.name);
+  },
+  async columns(db, table) {
+    return (await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db)).rows.map((r) => r.name);
+  },
+  async references(db, table) {
+    return (await sql<{ parent: string }>`select "table" as parent from pragma_foreign_key_list(${table})`.execute(db)).rows.map((r) => r.parent);
+  },
+  async insertJson(db, table, columns, rows) {
+    // Each row's object is parsed once (to JSONB), not once per column.
+    const values = columns.map((c) => sql`row ->> ${'$.' + c}`);
+    await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) select ${sql.join(values)} from (select jsonb(value) as row from json_each(${rows}))`.execute(db);
+  },
+};
+
+const POSTGRES: CatalogueQueries = {
+  async tables(db) {
+    const rows = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db);
+    return rows.rows.map((r) => r.name);
+  },
+  async columns(db, table) {
+    const rows = await sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table} order by ordinal_position`.execute(db);
+    return rows.rows.map((r) => r.name);
+  },
+  async references(db, table) {
+    const rows = await sql<{ parent: string }>`
+      select distinct p.relname as parent from pg_constraint c
+      join pg_class t on t.oid = c.conrelid join pg_class p on p.oid = c.confrelid
+      where c.contype = 'f' and t.relname = ${table} and t.relnamespace = current_schema()::regnamespace`.execute(db);
+    return rows.rows.map((r) => r.parent);
+  },
+  async insertJson(db, table, columns, rows) {
+    const list = sql.join(columns.map((c) => sql.ref(c)));
+    await sql`insert into ${sql.table(table)} (${list}) select ${list} from json_populate_recordset(null::${sql.table(table)}, ${rows}::json)`.execute(db);
+  },
+};
+
+const catalogues = new WeakMap<object, Promise<Catalogue>>();
+
+async function readCatalogue(db: Kysely<Database>, queries: CatalogueQueries): Promise<Catalogue> {
+  const declared = OWNED_THROUGH as Record<string, { parent: string; column: string } | 'global'>;
+  const owned = new Map<string, OwnedTable & { references: string[] }>();
+  for (const name of await queries.tables(db)) {
+    if (MIGRATION_TABLES.has(name)) continue;
+    const columns = await queries.columns(db, name);
+    const declaration = declared[name];
+    if (declaration === 'global') continue;
+    if (!columns.includes('org_id') && declaration === undefined) {
+      throw new Error(`table ${name} has no org_id column and is not declared in OWNED_THROUGH (src/store/sql/org-state.ts)`);
+    }
+    const state = !(OUTSIDE_STATE as readonly string[]).includes(name);
+    owned.set(name, { name, columns, state, references: await queries.references(db, name), ...(declaration ? { through: declaration } : {}) });
+  }
+  // Parents first: depth-first over the references, so inserts satisfy foreign keys and deletes run in reverse.
+  const ordered: OwnedTable[] = [];
+  const visited = new Set<string>();
+  const visit = (name: string) => {
+    const table = owned.get(name);
+    if (!table || visited.has(name)) return;
+    visited.add(name);
+    for (const parent of [...table.references, ...(table.through ? [table.through.parent] : [])]) if (parent !== name) visit(parent);
+    const { references: _, ...rest } = table;
+    ordered.push(rest);
+  };
+  for (const name of [...owned.keys()].sort()) visit(name);
+  return { tables: ordered };
+}
+
+export function orgStateRepo(db: Kysely<Database>, engine: { name: string }, cacheKey: object): OrgStateRepo {
+  const queries = engine.name === 'postgres' ? POSTGRES : SQLITE;
+  // The catalogue changes only with migrations, which run before the store opens.
+  const catalogue = () => {
+    let found = catalogues.get(cacheKey);
+    if (!found) catalogues.set(cacheKey, (found = readCatalogue(db, queries)));
+    return found;
+  };
+  const rowsOf = (table: OwnedTable, orgId: string, columns: RawBuilder<unknown> = table.through ? sql`c.*` : sql`*`) =>
+    table.through
+      ? sql<Row>`select ${columns} from ${sql.table(table.name)} c join ${sql.table(table.through.parent)} p on p.id = c.${sql.ref(table.through.column)} where p.org_id = ${orgId}`
+      : sql<Row>`select ${columns} from ${sql.table(table.name)} where org_id = ${orgId}`;
+  const deleteRows = (table: OwnedTable, orgId: string) =>
+    table.through
+      ? sql`delete from ${sql.table(table.name)} where ${sql.ref(table.through.column)} in (select id from ${sql.table(table.through.parent)} where org_id = ${orgId})`
+      : sql`delete from ${sql.table(table.name)} where org_id = ${orgId}`;
+
+  return {
+    async read(orgId) {
+      const tables: OrgRows = {};
+      let count = 0;
+      for (const table of (await catalogue()).tables) {
+        if (!table.state) continue;
+        const rows = (await rowsOf(table, orgId).execute(db)).rows;
+        count += rows.length;
+        if (rows.length > 0) tables[table.name] = { columns: Object.keys(rows[0]!), json: JSON.stringify(rows) };
+      }
+      return { tables, rows: count };
+    },
+    async write(tables) {
+      for (const table of (await catalogue()).tables) {
+        const rows = tables[table.name];
+        if (!table.state || rows === undefined) continue;
+        // Only the columns both have: a snapshot taken before a migration added a column still loads.
+        const columns = table.columns.filter((c) => rows.columns.includes(c));
+        await queries.insertJson(db, table.name, columns, rows.json);
+      }
+    },
+    async clear(orgId) {
+      for (const table of [...(await catalogue()).tables].reverse()) if (table.state) await deleteRows(table, orgId).execute(db);
+    },
+    async removeOrganization(orgId) {
+      for (const table of [...(await catalogue()).tables].reverse()) await deleteRows(table, orgId).execute(db);
+      await db.deleteFrom('organizations').where('id', '=', orgId).execute();
+    },
+    async blobKeys(orgId) {
+      const keys: string[] = [];
+      for (const table of (await catalogue()).tables) {
+        if (!table.state || !table.columns.includes(BLOB_KEY)) continue;
+        const rows = (await rowsOf(table, orgId, sql.ref(`${table.through ? 'c' : table.name}.${BLOB_KEY}`)).execute(db)).rows;
+        for (const row of rows) if (typeof row[BLOB_KEY] === 'string' && row[BLOB_KEY] !== '') keys.push(row[BLOB_KEY]);
+      }
+      return keys;
+    },
+    touchSchema: (orgId) => bumpSchemaTag(db, orgId),
+  };
+}

@@ -1,0 +1,176 @@
+// Idempotency-Key on writes through HTTP (issue 16): the first answer replayed for a retry of the same request
+// (with Idempotent-Replayed: true), 422 for the same key on another request, 409 while the first is in flight,
+// keys per organization and kept 24 hours on the organization clock, racing retries creating one record, and a
+// client that drops its connection before the answer and retries over a real socket.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { ADMIN_KEY, ENGINES, TEST_KEY, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
+import { fingerprintOf } from '../../src/domain/idempotency.ts';
+
+let counter = 0;
+const freshKey = () => `key-${process.pid}-${++counter}`;
+const withKey = (key: string, extra: Record<string, string> = {}) => ({ headers: { 'idempotency-key': key, ...extra } });
+
+async function noteCount(h: Harness, body: string, key?: string): Promise<number> {
+  const res = await h.get('/v0/notes?limit=100', key ? { key } : {});
+  return res.body.data.filter((n: { body: { markdown: string } }) => n.body.markdown === body).length;
+}
+
+for (const engine of ENGINES) {
+  describe(`toolkit: Idempotency-Key (${engine})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await createHarness(engine);
+    });
+    after(() => h.close());
+
+    it('a retry of the same POST replays the first answer and creates nothing', async () => {
+      const key = freshKey();
+      const first = await h.post('/v0/notes', { body: 'once' }, withKey(key));
+      assert.equal(first.status, 201, first.text);
+      assert.equal(first.headers['idempotent-replayed'], undefined);
+      const retry = await h.post('/v0/notes', { body: 'once' }, withKey(key));
+      assert.equal(retry.status, 201, retry.text);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.match(String(retry.headers['content-type']), /application\/json/);
+      assert.deepEqual(retry.body, first.body);
+      assert.notEqual(retry.headers['x-request-id'], first.headers['x-request-id']);
+      assert.equal(await noteCount(h, 'once'), 1);
+    });
+
+    it('the same key with another body, path or method is a 422', async () => {
+      const key = freshKey();
+      assert.equal((await h.post('/v0/notes', { body: 'a' }, withKey(key))).status, 201);
+      for (const res of [await h.post('/v0/notes', { body: 'b' }, withKey(key)), await h.post('/v0/tagsets', { name: 'a' }, withKey(key))]) {
+        assert.equal(res.status, 422, res.text);
+        const error = errorOf(res);
+        assert.equal(error.code, 'idempotency_key_reused');
+        assert.equal(error.source?.parameter, 'Idempotency-Key');
+      }
+    });
+
+    it('PATCH and DELETE replay too: a retried DELETE answers 204 again, not 404', async () => {
+      const note = (await h.post('/v0/notes', { body: 'to delete' })).body;
+      const key = freshKey();
+      assert.equal((await h.delete(`/v0/notes/${note.id}`, withKey(key))).status, 204);
+      const retry = await h.delete(`/v0/notes/${note.id}`, withKey(key));
+      assert.equal(retry.status, 204);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      const other = (await h.post('/v0/tagsets', { name: 'patched' })).body;
+      const patchKey = freshKey();
+      const patched = await h.patch(`/v0/tagsets/${other.id}`, { name: 'renamed' }, withKey(patchKey));
+      assert.equal(patched.status, 200, patched.text);
+      assert.deepEqual((await h.patch(`/v0/tagsets/${other.id}`, { name: 'renamed' }, withKey(patchKey))).body, patched.body);
+    });
+
+    it('error answers are replayed as well', async () => {
+      const key = freshKey();
+      const first = await h.post('/v0/notes', { body: '' }, withKey(key));
+      assert.equal(first.status, 422, first.text);
+      const retry = await h.post('/v0/notes', { body: '' }, withKey(key));
+      assert.equal(retry.status, 422);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(retry.body, first.body);
+    });
+
+    it('a malformed key is a 400 naming the header; GET ignores the header', async () => {
+      const res = await h.post('/v0/notes', { body: 'x' }, withKey('has spaces'));
+      assert.equal(res.status, 400, res.text);
+      assert.equal(errorOf(res).source?.parameter, 'Idempotency-Key');
+      assert.equal((await h.post('/v0/notes', { body: 'x' }, withKey('k'.repeat(256)))).status, 400);
+      assert.equal((await h.get('/v0/notes', withKey('has spaces'))).status, 200);
+    });
+
+    it('keys belong to one organization', async () => {
+      const other = await h.newOrg();
+      const key = freshKey();
+      assert.equal((await h.post('/v0/notes', { body: 'mine' }, withKey(key))).status, 201);
+      const theirs = await h.post('/v0/notes', { body: 'theirs' }, { ...withKey(key), key: other.key });
+      assert.equal(theirs.status, 201, theirs.text);
+      assert.equal(theirs.headers['idempotent-replayed'], undefined);
+    });
+
+    it('while the first request is in flight a retry gets 409; an abandoned claim is taken over after a minute', async () => {
+      const key = freshKey();
+      const body = { body: 'in flight' };
+      const fingerprint = fingerprintOf({ method: 'POST', url: '/v0/notes', contentType: 'application/json', body: JSON.stringify(body) });
+      const claimedAtMs = Date.now();
+      assert.equal(await h.store.idempotency.claim({ orgId: h.orgId, key, fingerprint, createdAt: new Date().toISOString(), claimedAtMs }), true);
+      const busy = await h.post('/v0/notes', body, withKey(key));
+      assert.equal(busy.status, 409, busy.text);
+      assert.equal(errorOf(busy).code, 'idempotency_key_in_use');
+      // The process that claimed it "died": once the claim is a minute old, the retry runs.
+      await h.store.idempotency.release(h.orgId, key, claimedAtMs);
+      assert.equal(await h.store.idempotency.claim({ orgId: h.orgId, key, fingerprint, createdAt: new Date().toISOString(), claimedAtMs: Date.now() - 61_000 }), true);
+      const taken = await h.post('/v0/notes', body, withKey(key));
+      assert.equal(taken.status, 201, taken.text);
+      assert.equal(await noteCount(h, 'in flight'), 1);
+    });
+
+    it('racing retries of one request create one record', async () => {
+      const key = freshKey();
+      const answers = await Promise.all(Array.from({ length: 8 }, () => h.post('/v0/notes', { body: 'raced' }, withKey(key))));
+      const statuses = answers.map((a) => a.status);
+      assert.ok(statuses.every((s) => s === 201 || s === 409), statuses.join(','));
+      assert.ok(statuses.includes(201));
+      assert.equal(await noteCount(h, 'raced'), 1);
+      const ids = new Set(answers.filter((a) => a.status === 201).map((a) => a.body.id));
+      assert.equal(ids.size, 1);
+    });
+
+    it('keys are kept 24 hours on the organization clock', async () => {
+      const sandbox = await h.post('/v0/tycho/admin/sandboxes', {}, { key: ADMIN_KEY });
+      const key = sandbox.body.api_key;
+      assert.equal((await h.post('/v0/tycho/clock/freeze', { at: '2030-01-01T00:00:00Z' }, { key })).status, 200);
+      const idem = freshKey();
+      const first = await h.post('/v0/notes', { body: 'daily' }, { ...withKey(idem), key });
+      await h.post('/v0/tycho/clock/advance', { hours: 23 }, { key });
+      assert.equal((await h.post('/v0/notes', { body: 'daily' }, { ...withKey(idem), key })).headers['idempotent-replayed'], 'true');
+      await h.post('/v0/tycho/clock/advance', { hours: 2 }, { key });
+      const later = await h.post('/v0/notes', { body: 'daily' }, { ...withKey(idem), key });
+      assert.equal(later.status, 201);
+      assert.equal(later.headers['idempotent-replayed'], undefined);
+      assert.notEqual(later.body.id, first.body.id);
+    });
+  });
+
+  describe(`toolkit: Idempotency-Key over a real socket (${engine})`, () => {
+    let h: Harness;
+    let base: string;
+    before(async () => {
+      h = await createHarness(engine);
+      base = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    });
+    after(() => h.close());
+
+    it('a client that drops the connection before the answer and retries gets the first answer, and one note exists', async () => {
+      const key = freshKey();
+      const payload = JSON.stringify({ body: 'dropped' });
+      const { port } = new URL(base);
+      // Send the whole request and, once the server is working on it (its key is claimed), hang up without
+      // reading the answer, as a client timing out does.
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(
+        `POST /v0/notes HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\n` +
+          `Idempotency-Key: ${key}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
+      );
+      for (let i = 0; i < 1000 && !(await h.store.idempotency.find(h.orgId, key)); i++) await new Promise((resolve) => setTimeout(resolve, 2));
+      socket.destroy();
+      // Retry as the SDKs do: a 409 means the first is still being answered; retry again.
+      let res: Response | undefined;
+      for (let attempt = 0; attempt < 200; attempt++) {
+        res = await fetch(`${base}/v0/notes`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json', 'idempotency-key': key }, body: payload });
+        if (res.status !== 409) break;
+        await res.text();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.equal(res!.status, 201);
+      assert.equal(res!.headers.get('idempotent-replayed'), 'true');
+      const note = (await res!.json()) as { id: string; body: { markdown: string } };
+      assert.equal(note.body.markdown, 'dropped');
+      assert.equal(await noteCount(h, 'dropped'), 1);
+    });
+  });
+}
