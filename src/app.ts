@@ -50,6 +50,7 @@ import type { BlobStore } from './domain/ports/blob-store.ts';
 import { registerOrgClock, registerTimeContext } from './http/plugins/time-context.ts';
 import { registerIdempotency } from './http/plugins/idempotency.ts';
 import { registerJournal } from './http/plugins/journal.ts';
+import { journalBuffer } from './http/journal-buffer.ts';
 import { DEFAULT_JOURNAL_SIZE } from './domain/journal.ts';
 import { sandboxRoutes } from './http/routes/tycho-sandboxes.ts';
 import { snapshotRoutes } from './http/routes/tycho-snapshots.ts';
@@ -131,6 +132,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   await app.register(downloadRoutes, deps);
   await app.register(formSubmissionRoutes, deps);
+  const journalSize = options.journalSize ?? DEFAULT_JOURNAL_SIZE;
+  const journal = journalSize > 0 ? journalBuffer(options.store, journalSize, (error) => app.log.error({ err: error }, 'writing the request journal failed')) : undefined;
+  if (journal) app.addHook('onClose', () => journal.flush());
   await app.register(
     async (v0) => {
       registerAuth(v0, options.store, options.jwt);
@@ -138,7 +142,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(multipart, { limits: { fileSize: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT, ...MULTIPART_LIMITS } });
       if (options.rateLimits) registerRateLimit(v0, options.rateLimits);
       registerIdempotency(v0, options.store, deps.clock);
-      registerJournal(v0, options.store, options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+      registerJournal(v0, journal);
       await v0.register(collectionRoutes, deps);
       await v0.register(fieldRoutes, deps);
       await v0.register(funnelRoutes, deps);
@@ -163,7 +167,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(sandboxRoutes, deps);
       await v0.register(snapshotRoutes, deps);
       await v0.register(clockRoutes, { ...deps, baseClock });
-      await v0.register(journalRoutes, deps);
+      await v0.register(journalRoutes, { ...deps, journal });
     },
     { prefix: '/v0' },
   );

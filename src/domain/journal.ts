@@ -29,6 +29,8 @@ export function truncate(text: string): string {
 /** A body as the journal keeps it: JSON redacted then cut; anything else only cut. */
 export function journalBody(text: string | undefined): string | null {
   if (text === undefined || text === '') return null;
+  // Most bodies name no secret at all: no need to parse them to find one.
+  if (!SECRET_NAME.test(text)) return truncate(text);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -50,7 +52,8 @@ export interface JournalRequest {
   responseBody: string | undefined;
 }
 
-export async function recordRequest(store: Store, request: JournalRequest, keep: number, clock?: Clock): Promise<void> {
+/** The journal's record of a request: query and headers redacted, bodies redacted and cut. */
+export function journalEntry(request: JournalRequest, clock?: Clock): JournalEntry {
   const [path, query] = splitUrl(request.url);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -71,7 +74,12 @@ export async function recordRequest(store: Store, request: JournalRequest, keep:
     responseBody: journalBody(request.responseBody),
     occurredAt: timestamp(clock),
   };
-  await store.journal.insert(entry, keep);
+  return entry;
+}
+
+/** Records entries (of any organizations) in one transaction, each organization keeping its newest `keep`. */
+export function saveJournalEntries(store: Store, entries: JournalEntry[], keep: number): Promise<void> {
+  return store.transaction((tx) => tx.journal.insertMany(entries, keep));
 }
 
 /** The path, and the query with the values of secret-looking parameters (`?api_key=…`) redacted. */

@@ -5,6 +5,7 @@ import { currentTimeContext, runInTimeContext, systemClock, type Clock } from '.
 import type { ClockSetting } from './ports/toolkit-store.ts';
 import type { Store } from './ports/store.ts';
 import { runDueWork } from './due-work.ts';
+import { changeCache } from './change-cache.ts';
 
 /** The clock a setting describes; a running one moves with `base`. */
 export function clockOf(setting: ClockSetting, base: Clock): Clock {
@@ -19,6 +20,21 @@ export function clockOf(setting: ClockSetting, base: Clock): Clock {
 export async function controlledClock(store: Store, orgId: string, base: Clock): Promise<Clock | undefined> {
   const setting = await store.clocks.find(orgId);
   return setting && clockOf(setting, base);
+}
+
+/** Organizations with a remembered setting (or none) per process. */
+const CACHED_CLOCKS = 10_000;
+
+/**
+ * `controlledClock` for every request: each organization's setting is remembered while no clock changes
+ * anywhere (domain/change-cache.ts), so a warm request reads no clock row.
+ */
+export function cachedClockReader(store: Store, base: Clock): (orgId: string) => Promise<Clock | undefined> {
+  const settings = changeCache<string, ClockSetting | undefined>(() => store.clocks.changeToken(), CACHED_CLOCKS);
+  return async (orgId) => {
+    const setting = await settings.get(orgId, () => store.clocks.find(orgId));
+    return setting && clockOf(setting, base);
+  };
 }
 
 /** The organization's clock for work done outside a request (sweeps, workers). */

@@ -167,7 +167,8 @@ for (const engine of ENGINES) {
       assert.equal((await h.delete(`/v0/files/${early.id}`, { key })).status, 204);
       const late = await upload(h, key, 'late');
       assert.equal((await h.post('/v0/tycho/snapshots/files/restore', undefined, { key })).status, 200);
-      assert.equal((await h.blobs.get(`${sandbox.id}/${early.id}`))?.toString(), 'early');
+      const restored = await h.blobs.get(`${sandbox.id}/${early.id}`);
+      assert.equal(Buffer.concat(await restored!.stream.toArray()).toString(), 'early');
       assert.equal(await h.blobs.get(`${sandbox.id}/${late.id}`), undefined);
       const fetched = (await h.get(`/v0/files/${early.id}`, { key })).body;
       assert.equal((await downloadBytes(h, fetched.download_url)).bytes.toString(), 'early');

@@ -36,6 +36,8 @@ export interface ClockSetting {
 
 export interface ClockRepo {
   find(orgId: string): Promise<ClockSetting | undefined>;
+  /** Changes whenever any organization's setting may have changed, here or in another process (see ApiKeyRepo). */
+  changeToken(): Promise<string | undefined>;
   save(orgId: string, setting: ClockSetting): Promise<void>;
   remove(orgId: string): Promise<void>;
   /** The organizations with a setting. */
@@ -121,8 +123,8 @@ export interface JournalQuery {
 }
 
 export interface JournalRepo {
-  /** Records the entry and drops the organization's entries beyond the newest `keep`. */
-  insert(entry: JournalEntry, keep: number): Promise<void>;
+  /** Records the entries and drops each of their organizations' entries beyond the newest `keep`. */
+  insertMany(entries: JournalEntry[], keep: number): Promise<void>;
   /** Newest first. */
   list(orgId: string, query: JournalQuery): Promise<JournalEntry[]>;
   clear(orgId: string): Promise<void>;

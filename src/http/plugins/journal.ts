@@ -1,23 +1,22 @@
-// Records every authenticated /v0 request in its organization's journal (domain/journal.ts), before the
-// answer is sent, so a client that got its answer finds the request already journaled. The journal's own
-// calls are not recorded.
+// Records every authenticated /v0 request in its organization's journal (domain/journal.ts) as its answer
+// is sent, through the buffer that writes entries in batches (journal-buffer.ts). The journal's own calls are
+// not recorded.
 import type { FastifyInstance } from 'fastify';
-import { recordRequest } from '../../domain/journal.ts';
-import type { Store } from '../../domain/ports/store.ts';
+import { journalEntry } from '../../domain/journal.ts';
+import type { JournalBuffer } from '../journal-buffer.ts';
 
 export const JOURNAL_PATH = '/v0/tycho/journal';
 
-export function registerJournal(app: FastifyInstance, store: Store, keep: number): void {
-  if (keep <= 0) return;
+export function registerJournal(app: FastifyInstance, journal: JournalBuffer | undefined): void {
+  if (!journal) return;
   app.addHook('onSend', async (request, reply, payload) => {
     // Before authentication succeeded there is no organization to file it under.
     if (!request.principal || request.url.startsWith(JOURNAL_PATH)) return payload;
     const isMultipart = request.headers['content-type']?.startsWith('multipart/') ?? false;
     const requestBody = request.body !== undefined ? JSON.stringify(request.body) : isMultipart ? '[multipart body not recorded]' : undefined;
     const responseBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
-    await recordRequest(
-      store,
-      {
+    journal.add(
+      journalEntry({
         orgId: request.principal.orgId,
         requestId: request.id,
         method: request.method,
@@ -27,8 +26,7 @@ export function registerJournal(app: FastifyInstance, store: Store, keep: number
         headers: request.headers,
         requestBody,
         responseBody,
-      },
-      keep,
+      }),
     );
     return payload;
   });

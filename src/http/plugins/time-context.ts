@@ -4,7 +4,7 @@
 // outside the context the request started in.
 import type { FastifyInstance } from 'fastify';
 import { runInTimeContext, type Clock, type TimeContext } from '../../domain/clock.ts';
-import { controlledClock } from '../../domain/org-clock.ts';
+import { cachedClockReader } from '../../domain/org-clock.ts';
 import type { Store } from '../../domain/ports/store.ts';
 
 declare module 'fastify' {
@@ -24,12 +24,13 @@ export function registerTimeContext(app: FastifyInstance): void {
   });
 }
 
-/** On an authenticated scope, after authentication: the organization's clock, read from the database. */
+/** On an authenticated scope, after authentication: the organization's clock (remembered while no clock changes). */
 export function registerOrgClock(app: FastifyInstance, store: Store, base: Clock): void {
+  const controlledClock = cachedClockReader(store, base);
   app.addHook('onRequest', async (request) => {
     const orgId = request.principal.orgId;
     request.timeContext.orgId = orgId;
-    const clock = await controlledClock(store, orgId, base);
+    const clock = await controlledClock(orgId);
     if (clock) request.timeContext.clock = clock;
   });
 }

@@ -5,6 +5,7 @@ import { clearJournal, listJournal } from '../../domain/journal.ts';
 import type { JournalQuery } from '../../domain/ports/toolkit-store.ts';
 import { JournalEntryWire, JournalQueryString, PlainList, renderJournalEntry, toolkitSchema } from '../schemas/tycho.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import type { JournalBuffer } from '../journal-buffer.ts';
 import type { Static } from 'typebox';
 
 function journalQuery(q: Static<typeof JournalQueryString>): JournalQuery {
@@ -24,7 +25,7 @@ function journalQuery(q: Static<typeof JournalQueryString>): JournalQuery {
   return query;
 }
 
-export const journalRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store }) => {
+export const journalRoutes: FastifyPluginAsyncTypebox<RouteDeps & { journal: JournalBuffer | undefined }> = async (app, { store, journal }) => {
   app.get(
     '/tycho/journal',
     {
@@ -35,13 +36,18 @@ export const journalRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
         { querystring: JournalQueryString, response: { 200: PlainList(JournalEntryWire) } },
       ),
     },
-    async (req) => ({ type: 'list' as const, data: (await listJournal(store, req.principal.orgId, journalQuery(req.query))).map(renderJournalEntry) }),
+    async (req) => {
+      // Everything this process has answered is in the journal before it is read.
+      await journal?.flush();
+      return { type: 'list' as const, data: (await listJournal(store, req.principal.orgId, journalQuery(req.query))).map(renderJournalEntry) };
+    },
   );
 
   app.delete(
     '/tycho/journal',
     { schema: toolkitSchema('Clear the journal', "Forgets the organization's journaled requests.", [], {}) },
     async (req, reply) => {
+      await journal?.flush();
       await clearJournal(store, req.principal.orgId);
       return reply.code(204).send();
     },

@@ -21,33 +21,42 @@ const toEntry = (row: Selectable<RequestJournalTable>): JournalEntry => ({
 
 export function journalRepo(db: Kysely<Database>): JournalRepo {
   return {
-    async insert(entry, keep) {
+    async insertMany(all, keep) {
+      // Requests to an organization deleted since (a sandbox) are no longer anyone's to read.
+      const orgIds = [...new Set(all.map((e) => e.orgId))];
+      const live = new Set((await db.selectFrom('organizations').select('id').where('id', 'in', orgIds).execute()).map((r) => r.id));
+      const entries = all.filter((e) => live.has(e.orgId));
+      if (entries.length === 0) return;
       await db
         .insertInto('request_journal')
-        .values({
-          id: entry.id,
-          org_id: entry.orgId,
-          request_id: entry.requestId,
-          method: entry.method,
-          path: entry.path,
-          query: entry.query,
-          status: entry.status,
-          latency_ms: entry.latencyMs,
-          request_headers: json.text(entry.requestHeaders),
-          request_body: entry.requestBody,
-          response_body: entry.responseBody,
-          occurred_at: entry.occurredAt,
-        })
+        .values(
+          entries.map((entry) => ({
+            id: entry.id,
+            org_id: entry.orgId,
+            request_id: entry.requestId,
+            method: entry.method,
+            path: entry.path,
+            query: entry.query,
+            status: entry.status,
+            latency_ms: entry.latencyMs,
+            request_headers: json.text(entry.requestHeaders),
+            request_body: entry.requestBody,
+            response_body: entry.responseBody,
+            occurred_at: entry.occurredAt,
+          })),
+        )
         .execute();
-      // Everything older than the oldest kept entry goes: one statement on the (org_id, id) index.
-      const oldestKept = db
-        .selectFrom('request_journal')
-        .select('id')
-        .where('org_id', '=', entry.orgId)
-        .orderBy('id', 'desc')
-        .limit(1)
-        .offset(keep - 1);
-      await db.deleteFrom('request_journal').where('org_id', '=', entry.orgId).where('id', '<', oldestKept).execute();
+      for (const orgId of live) {
+        // Everything older than the oldest kept entry goes: one statement on the (org_id, id) index.
+        const oldestKept = db
+          .selectFrom('request_journal')
+          .select('id')
+          .where('org_id', '=', orgId)
+          .orderBy('id', 'desc')
+          .limit(1)
+          .offset(keep - 1);
+        await db.deleteFrom('request_journal').where('org_id', '=', orgId).where('id', '<', oldestKept).execute();
+      }
     },
     async list(orgId, query) {
       let q = db.selectFrom('request_journal').selectAll().where('org_id', '=', orgId);

@@ -8,6 +8,7 @@ import type { OrgRows, OrgStateRepo } from '../../domain/ports/toolkit-store.ts'
 type Row = Record<string, unknown>;
 import type { Database } from './schema.ts';
 import { bumpSchemaTag } from './schema-cache.ts';
+import { CHANGE_TOPICS, type Engine } from './sql-store.ts';
 
 type WithOrgId = { [N in keyof Database]: Database[N] extends { org_id: string } ? N : never }[keyof Database];
 type WithoutOrgId = Exclude<keyof Database, WithOrgId>;
@@ -121,7 +122,7 @@ async function readCatalogue(db: Kysely<Database>, queries: CatalogueQueries): P
   return { tables: ordered };
 }
 
-export function orgStateRepo(db: Kysely<Database>, engine: { name: string }, cacheKey: object): OrgStateRepo {
+export function orgStateRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' | 'announce'>, cacheKey: object): OrgStateRepo {
   const queries = engine.name === 'postgres' ? POSTGRES : SQLITE;
   // The catalogue changes only with migrations, which run before the store opens.
   const catalogue = () => {
@@ -133,6 +134,10 @@ export function orgStateRepo(db: Kysely<Database>, engine: { name: string }, cac
     table.through
       ? sql<Row>`select ${columns} from ${sql.table(table.name)} c join ${sql.table(table.through.parent)} p on p.id = c.${sql.ref(table.through.column)} where p.org_id = ${orgId}`
       : sql<Row>`select ${columns} from ${sql.table(table.name)} where org_id = ${orgId}`;
+  // Rows written behind the repositories' backs: whatever any process remembers of any of them goes.
+  const announceAll = async () => {
+    for (const topic of CHANGE_TOPICS) await engine.announce(db, topic);
+  };
   const deleteRows = (table: OwnedTable, orgId: string) =>
     table.through
       ? sql`delete from ${sql.table(table.name)} where ${sql.ref(table.through.column)} in (select id from ${sql.table(table.through.parent)} where org_id = ${orgId})`
@@ -151,6 +156,7 @@ export function orgStateRepo(db: Kysely<Database>, engine: { name: string }, cac
       return { tables, rows: count };
     },
     async write(tables) {
+      await announceAll();
       for (const table of (await catalogue()).tables) {
         const rows = tables[table.name];
         if (!table.state || rows === undefined) continue;
@@ -160,9 +166,11 @@ export function orgStateRepo(db: Kysely<Database>, engine: { name: string }, cac
       }
     },
     async clear(orgId) {
+      await announceAll();
       for (const table of [...(await catalogue()).tables].reverse()) if (table.state) await deleteRows(table, orgId).execute(db);
     },
     async removeOrganization(orgId) {
+      await announceAll();
       for (const table of [...(await catalogue()).tables].reverse()) await deleteRows(table, orgId).execute(db);
       await db.deleteFrom('organizations').where('id', '=', orgId).execute();
     },

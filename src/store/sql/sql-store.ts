@@ -69,7 +69,8 @@ export interface Engine {
 }
 
 /** What processes tell each other has changed, so that what they cached about it is dropped. */
-export type ChangeTopic = 'api_keys';
+export const CHANGE_TOPICS = ['api_keys', 'clocks'] as const;
+export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 
 /** Runs of one transaction before a deadlock or serialization failure is reported as a conflict. */
 const TRANSACTION_ATTEMPTS = 5;
@@ -143,7 +144,7 @@ export class SqlStore implements Store {
     this.agentSettings = agentSettingsRepo(db);
     this.forms = formRepo(db);
     this.orgState = orgStateRepo(db, engine, schemaCache);
-    this.clocks = clockRepo(db);
+    this.clocks = clockRepo(db, engine);
     this.snapshots = snapshotRepo(db);
     this.idempotency = idempotencyRepo(db);
     this.journal = journalRepo(db);

@@ -3,9 +3,11 @@ import type { Kysely } from 'kysely';
 import type { ClockRepo, IdempotencyRepo, SnapshotData, SnapshotRepo } from '../../domain/ports/toolkit-store.ts';
 import type { Database } from './schema.ts';
 import { json } from './records.ts';
+import type { Engine } from './sql-store.ts';
 
-export function clockRepo(db: Kysely<Database>): ClockRepo {
+export function clockRepo(db: Kysely<Database>, engine: Pick<Engine, 'changeToken' | 'announce'>): ClockRepo {
   return {
+    changeToken: () => engine.changeToken('clocks'),
     async find(orgId) {
       const row = await db.selectFrom('org_clocks').selectAll().where('org_id', '=', orgId).executeTakeFirst();
       return row && { frozenAt: row.frozen_at, offsetMs: row.offset_ms };
@@ -17,9 +19,11 @@ export function clockRepo(db: Kysely<Database>): ClockRepo {
         .values({ org_id: orgId, ...values })
         .onConflict((oc) => oc.column('org_id').doUpdateSet(values))
         .execute();
+      await engine.announce(db, 'clocks');
     },
     async remove(orgId) {
       await db.deleteFrom('org_clocks').where('org_id', '=', orgId).execute();
+      await engine.announce(db, 'clocks');
     },
     async list() {
       const rows = await db.selectFrom('org_clocks').selectAll().orderBy('org_id').execute();
