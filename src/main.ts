@@ -47,6 +47,14 @@ interface CommandSpec {
 /** What every command that opens the database reads. */
 const STORE_ENV = ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'TYCHO_API_KEY', 'TYCHO_ADMIN_KEY'] as const;
 
+/** The string options `names`, or a usage error saying the command needs them all. */
+function requiredOptions<N extends string>(values: Values, command: string, names: readonly N[]): Record<N, string> {
+  if (names.some((n) => typeof values[n] !== 'string')) {
+    throw new UsageError(`${command} needs ${names.slice(0, -1).map((n) => `--${n}`).join(', ')} and --${names.at(-1)}`);
+  }
+  return Object.fromEntries(names.map((n) => [n, values[n] as string])) as Record<N, string>;
+}
+
 const ORG_OPTION = { type: 'string', value: 'NAME', help: 'the organization (default: "default"); it must exist' } as const;
 
 const DEFAULT_DEMO_SIZE = 100;
@@ -121,8 +129,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     positionals: [],
     env: STORE_ENV,
     build: (values) => {
-      if (typeof values.name !== 'string' || typeof values.email !== 'string') throw new UsageError('inboxes create needs --name and --email');
-      const options = { name: values.name, email: values.email, ...(typeof values.org === 'string' ? { org: values.org } : {}) };
+      const options = { ...requiredOptions(values, 'inboxes create', ['name', 'email']), ...(typeof values.org === 'string' ? { org: values.org } : {}) };
       return withStore((store) => inboxesCreate(store, options));
     },
   },
@@ -179,10 +186,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     positionals: [],
     env: STORE_ENV,
     build: (values) => {
-      if (typeof values.program !== 'string' || typeof values.subject !== 'string' || typeof values.body !== 'string') {
-        throw new UsageError('templates create needs --program, --subject and --body');
-      }
-      const options = { program: values.program, subject: values.subject, body: values.body, ...(typeof values.org === 'string' ? { org: values.org } : {}) };
+      const options = { ...requiredOptions(values, 'templates create', ['program', 'subject', 'body']), ...(typeof values.org === 'string' ? { org: values.org } : {}) };
       return withStore((store) => templatesCreate(store, options));
     },
   },

@@ -62,8 +62,9 @@ export interface ProgramMessageInput {
   custom_variables?: Record<string, unknown>;
 }
 
-/** Messages one `sendDue` claims at a time. */
-const BATCH = 50;
+/** Messages one `sendDue` claims at a time: to the outbox, and over SMTP, where each may take up to the
+ * mailer's time limits, so that a whole batch ends well inside the lease. */
+const BATCH = { outbox: 50, smtp: 5 };
 /** How long a sender may take over a claimed message before another may claim it again. */
 const LEASE_MS = 5 * 60_000;
 /** Delivery attempts before a message that the mail server keeps refusing fails. */
@@ -146,7 +147,7 @@ export async function sendDue(store: Store, options: SendOptions): Promise<SendR
   const report: SendReport = { sent: 0, failed: 0, shielded: 0, retried: 0 };
   let left = options.limit ?? Infinity;
   while (left > 0) {
-    const claimed = await store.programMessages.claimDue(options.now, later(options.now, LEASE_MS), Math.min(BATCH, left));
+    const claimed = await store.programMessages.claimDue(options.now, later(options.now, LEASE_MS), Math.min(options.mailer ? BATCH.smtp : BATCH.outbox, left));
     if (claimed.length === 0) break;
     left -= claimed.length;
     for (const message of claimed) report[await deliver(store, message, options)]++;
