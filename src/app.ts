@@ -14,9 +14,11 @@ import { registerRequestContext, requestIdOf } from './http/plugins/request-cont
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerTextGuard } from './http/plugins/text-guard.ts';
 import { registerObservability } from './http/plugins/observability.ts';
+import { registerCors } from './http/plugins/cors.ts';
 import type { JwtVerifier } from './domain/jwt.ts';
 import { registerRateLimit, type RateLimits } from './http/plugins/rate-limit.ts';
-import { schemaCompilers } from './http/schema-compilers.ts';
+import { schemaCompilers, serializerFactory } from './http/schema-compilers.ts';
+import { openapiOptions, registerSharedSchemas } from './http/openapi.ts';
 import { createListing } from './http/pagination.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { healthRoutes } from './http/routes/health.ts';
@@ -60,6 +62,8 @@ export interface AppOptions {
   downloadSecret: string;
   /** Largest accepted upload in bytes. */
   uploadLimit?: number;
+  /** Origins allowed to call the API from browsers (`*` for any); CORS is off without them. */
+  corsOrigins?: readonly string[];
 }
 
 export const DEFAULT_UPLOAD_LIMIT = 25 * 1024 * 1024;
@@ -83,6 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       sendError(reply, toAppError(error, request));
     },
     clientErrorHandler: answerClientError,
+    schemaController: { compilersFactory: { buildSerializer: serializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(schemaCompilers());
@@ -90,15 +95,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerRequestContext(app);
   registerTextGuard(app);
   registerObservability(app, options.store);
+  await registerCors(app, options.corsOrigins ?? []);
   // The OpenAPI document is generated from the same schemas that validate and serialise.
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Tycho — Moonbase v0 API', version: '0.1.0' },
-      servers: [{ url: '/' }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
-    },
-  });
+  registerSharedSchemas(app);
+  await app.register(swagger, openapiOptions);
   await app.register(healthRoutes, { store: options.store });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

@@ -31,6 +31,8 @@ export interface Config {
    */
   readonly dataDir: string | undefined;
   readonly uploadLimit: number;
+  /** Origins browsers may call the API from (TYCHO_CORS_ORIGINS); empty when CORS is off. `*` allows any. */
+  readonly corsOrigins: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -62,6 +64,7 @@ export const CONFIG_VARIABLES = [
   'JWT_JWKS_FILE',
   'JWT_ISSUER',
   'JWT_AUDIENCE',
+  'TYCHO_CORS_ORIGINS',
 ] as const;
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -82,6 +85,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     jwt: jwtSettings(env),
     dataDir: dataDirOf(nonEmpty(env.TYCHO_DATA_DIR), parseDatabaseUrl(databaseUrl, cwd), cwd),
     uploadLimit: integer(env, 'TYCHO_UPLOAD_LIMIT', 25 * 1024 * 1024, 1, 10 * 1024 * 1024 * 1024),
+    corsOrigins: corsOrigins(env.TYCHO_CORS_ORIGINS),
   });
 }
 
@@ -176,4 +180,26 @@ function logLevel(raw: string | undefined): LogLevel {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   }
   return value as LogLevel;
+}
+
+/** A comma-separated list of origins (`https://app.example.com`), or `*` for any; unset or empty: CORS off. */
+function corsOrigins(raw: string | undefined): readonly string[] {
+  const origins = (nonEmpty(raw) ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  if (origins.includes('*')) return origins.length === 1 ? ['*'] : fail(`"*" allows every origin and cannot be combined with others, got "${raw}"`);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin.replace(/\/$/, '')) {
+      fail(`must list origins such as "https://app.example.com" (scheme, host and port only) or be "*", got "${origin}"`);
+    }
+  }
+  return Object.freeze(origins.map((o) => o.replace(/\/$/, '')));
+
+  function fail(problem: string): never {
+    throw new ConfigError('TYCHO_CORS_ORIGINS', problem);
+  }
 }
