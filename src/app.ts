@@ -22,6 +22,7 @@ import { openapiOptions, registerSharedSchemas } from './http/openapi.ts';
 import { createListing } from './http/pagination.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { healthRoutes } from './http/routes/health.ts';
+import { registerDocs } from './http/routes/docs.ts';
 import { collectionRoutes } from './http/routes/collections.ts';
 import { fieldRoutes } from './http/routes/fields.ts';
 import { funnelRoutes } from './http/routes/funnels.ts';
@@ -100,7 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerSharedSchemas(app);
   await app.register(swagger, openapiOptions);
   await app.register(healthRoutes, { store: options.store });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerDocs(app);
 
   const deps: RouteDeps = {
     store: options.store,
