@@ -23,6 +23,7 @@ import { createListing } from './http/pagination.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { registerDocs } from './http/routes/docs.ts';
+import { registerConsole } from './http/routes/console.ts';
 import { collectionRoutes } from './http/routes/collections.ts';
 import { fieldRoutes } from './http/routes/fields.ts';
 import { funnelRoutes } from './http/routes/funnels.ts';
@@ -102,6 +103,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(swagger, openapiOptions);
   await app.register(healthRoutes, { store: options.store });
   await registerDocs(app);
+  await registerConsole(app);
 
   const deps: RouteDeps = {
     store: options.store,
