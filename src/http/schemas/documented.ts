@@ -7,9 +7,9 @@ import { Type, type TSchema, type TUnsafe } from 'typebox';
 /** The marker the schema compilers look for; the OpenAPI transform removes it from the document. */
 export const DOC_ONLY = 'x-tycho-doc-only';
 
-/** `schema` for the document; any JSON for validation and serialisation (typed `unknown` in handlers). */
-export function docOnly(schema: TSchema | Record<string, unknown>): TUnsafe<unknown> {
-  return Type.Unsafe<unknown>({ ...schema, [DOC_ONLY]: true });
+/** `schema` for the document; any JSON for validation and serialisation (typed `T` in handlers). */
+export function docOnly<T = unknown>(schema: TSchema | Record<string, unknown>): TUnsafe<T> {
+  return Type.Unsafe<T>({ ...schema, [DOC_ONLY]: true });
 }
 
 /** A reference to a shared schema (see registerSharedSchemas), shown as `#/components/schemas/<id>`. */

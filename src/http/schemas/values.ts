@@ -94,7 +94,7 @@ const example = {
 };
 
 /** Values by field ref in responses: a `many` field's value is always an array. */
-export const ResponseValueMap = docOnly(
+export const ResponseValueMap = docOnly<Record<string, unknown>>(
   Type.Object(
     {},
     {
