@@ -1,7 +1,7 @@
 // Small pieces every view uses: loading and error states, cursor pagination, tables of records.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { ApiList } from './api.ts';
+import { api, query, type ApiList } from './api.ts';
 
 /** Runs `load` whenever `deps` change; gives its result or its error. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data?: T; error?: string; reload: () => void } {
@@ -76,3 +76,15 @@ export function Table<T>({ rows, columns, empty = 'Nothing here yet.' }: { rows:
 }
 
 export const Code = ({ value }: { value: unknown }) => <pre class="json">{JSON.stringify(value, null, 2)}</pre>;
+
+/** A page listing one API collection endpoint (`/v0/notes`…) in pages of `limit`, as a table. */
+export function ListPage<T>({ title, path, columns, limit = 50 }: { title: string; path: string; columns: Column<T>[]; limit?: number }) {
+  const { state, pager } = usePaged((c) => api<ApiList<T>>('GET', `${path}${query({ limit, ...c })}`), [path]);
+  return (
+    <section>
+      <h2>{title}</h2>
+      <Loading state={state}>{(list) => <Table rows={list.data} columns={columns} />}</Loading>
+      {pager}
+    </section>
+  );
+}

@@ -1,7 +1,7 @@
 // Collections, their fields, and their items: listed page by page or searched with the filter language.
 import { useState } from 'preact/hooks';
 import { api, query, type ApiList } from '../api.ts';
-import { Loading, Table, useLoad, usePaged } from '../components.tsx';
+import { ListPage, Loading, Table, useLoad, usePaged } from '../components.tsx';
 import { valueText } from '../format.ts';
 import { href } from '../router.ts';
 
@@ -28,24 +28,16 @@ export interface Item {
 }
 
 export function CollectionsPage() {
-  const { state, pager } = usePaged((c) => api<ApiList<Collection>>('GET', `/v0/collections${query({ limit: 50, ...c })}`), []);
   return (
-    <section>
-      <h2>Collections</h2>
-      <Loading state={state}>
-        {(list) => (
-          <Table
-            rows={list.data}
-            columns={[
-              { title: 'Name', cell: (c) => <a href={href('collections', c.ref)}>{c.name}</a> },
-              { title: 'Ref', cell: (c) => <code>{c.ref}</code> },
-              { title: 'Id', cell: (c) => <code>{c.id}</code> },
-            ]}
-          />
-        )}
-      </Loading>
-      {pager}
-    </section>
+    <ListPage<Collection>
+      title="Collections"
+      path="/v0/collections"
+      columns={[
+        { title: 'Name', cell: (c) => <a href={href('collections', c.ref)}>{c.name}</a> },
+        { title: 'Ref', cell: (c) => <code>{c.ref}</code> },
+        { title: 'Id', cell: (c) => <code>{c.id}</code> },
+      ]}
+    />
   );
 }
 

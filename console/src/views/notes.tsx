@@ -1,6 +1,5 @@
 // Notes, page by page, with what they are attached to.
-import { api, query, type ApiList } from '../api.ts';
-import { Loading, Table, usePaged } from '../components.tsx';
+import { ListPage } from '../components.tsx';
 import { timeText } from '../format.ts';
 import { href } from '../router.ts';
 
@@ -12,27 +11,18 @@ interface Note {
 }
 
 export function NotesPage() {
-  const { state, pager } = usePaged((c) => api<ApiList<Note>>('GET', `/v0/notes${query({ limit: 50, ...c })}`), []);
   return (
-    <section>
-      <h2>Notes</h2>
-      <Loading state={state}>
-        {(list) => (
-          <Table
-            rows={list.data}
-            columns={[
-              { title: 'Created', cell: (n) => timeText(n.created_at) },
-              { title: 'Note', cell: (n) => <span class="note-body">{n.body.markdown}</span> },
-              {
-                title: 'About',
-                cell: (n) =>
-                  n.associations.map((a) => (a.collection ? <a href={href('collections', a.collection.ref, 'items', a.id)}>{a.id} </a> : `${a.type} ${a.id} `)),
-              },
-            ]}
-          />
-        )}
-      </Loading>
-      {pager}
-    </section>
+    <ListPage<Note>
+      title="Notes"
+      path="/v0/notes"
+      columns={[
+        { title: 'Created', cell: (n) => timeText(n.created_at) },
+        { title: 'Note', cell: (n) => <span class="note-body">{n.body.markdown}</span> },
+        {
+          title: 'About',
+          cell: (n) => n.associations.map((a) => (a.collection ? <a href={href('collections', a.collection.ref, 'items', a.id)}>{a.id} </a> : `${a.type} ${a.id} `)),
+        },
+      ]}
+    />
   );
 }
