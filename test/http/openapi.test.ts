@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { ENGINES, createHarness, type Harness } from '../helpers/harness.ts';
 
 /** Routes that are not API operations: the document itself, the docs page, the console, metrics, the index. */
-const NOT_OPERATIONS = [/^\/$/, /^\/openapi\.json$/, /^\/metrics$/, /^\/docs(\/|$)/, /^\/console(\/|$)/];
+const NOT_OPERATIONS = [/^\/$/, /^\/openapi\.json$/, /^\/metrics$/, /^\/docs\b/, /^\/console\b/];
 
 /** Every `METHOD /path` Fastify has registered (parameters as `{}`), read from printRoutes' tree. */
 function registeredRoutes(tree: string): string[] {
