@@ -28,6 +28,7 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
   await app.register(swaggerUi, {
     routePrefix: LINKS.docs,
     staticCSP: DOCS_CSP,
+    theme: { title: 'Tycho API reference' },
     uiConfig: {
       url: LINKS.openapi,
       deepLinking: true,
