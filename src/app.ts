@@ -14,12 +14,16 @@ import { registerRequestContext, requestIdOf } from './http/plugins/request-cont
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerTextGuard } from './http/plugins/text-guard.ts';
 import { registerObservability } from './http/plugins/observability.ts';
+import { registerCors } from './http/plugins/cors.ts';
 import type { JwtVerifier } from './domain/jwt.ts';
 import { registerRateLimit, type RateLimits } from './http/plugins/rate-limit.ts';
-import { schemaCompilers } from './http/schema-compilers.ts';
+import { schemaCompilers, serializerFactory } from './http/schema-compilers.ts';
+import { openapiOptions, registerSharedSchemas } from './http/openapi.ts';
 import { createListing } from './http/pagination.ts';
 import type { RouteDeps } from './http/route-deps.ts';
 import { healthRoutes } from './http/routes/health.ts';
+import { registerDocs } from './http/routes/docs.ts';
+import { registerConsole } from './http/routes/console.ts';
 import { collectionRoutes } from './http/routes/collections.ts';
 import { fieldRoutes } from './http/routes/fields.ts';
 import { funnelRoutes } from './http/routes/funnels.ts';
@@ -78,6 +82,8 @@ export interface AppOptions {
   uploadLimit?: number;
   /** Requests kept in each organization's journal (default 1,000); 0 switches the journal off. */
   journalSize?: number;
+  /** Origins allowed to call the API from browsers (`*` for any); CORS is off without them. */
+  corsOrigins?: readonly string[];
 }
 
 export const DEFAULT_UPLOAD_LIMIT = 25 * 1024 * 1024;
@@ -101,6 +107,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       sendError(reply, toAppError(error, request));
     },
     clientErrorHandler: answerClientError,
+    schemaController: { compilersFactory: { buildSerializer: serializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(schemaCompilers());
@@ -109,17 +116,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerTimeContext(app);
   registerTextGuard(app);
   registerObservability(app, options.store);
+  await registerCors(app, options.corsOrigins ?? []);
   // The OpenAPI document is generated from the same schemas that validate and serialise.
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Tycho — Moonbase v0 API', version: '0.1.0' },
-      servers: [{ url: '/' }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
-    },
-  });
+  registerSharedSchemas(app);
+  await app.register(swagger, openapiOptions);
   await app.register(healthRoutes, { store: options.store, blobs: options.blobs });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerDocs(app);
+  await registerConsole(app);
 
   // Organizations' controlled clocks are offsets of the base clock; everyone else reads the caller's clock.
   const baseClock: Clock = options.clock ?? (() => new Date());

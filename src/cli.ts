@@ -10,11 +10,15 @@ import type { BlobStore } from './domain/ports/blob-store.ts';
 import { sweepBlobs } from './domain/blob-sweep.ts';
 import { recordMeetingsHeld, saveMeeting } from './domain/meetings.ts';
 import { CalendarError, readCalendar } from './ical.ts';
-import { readFile } from 'node:fs/promises';
 import type { Principal } from './domain/api-keys.ts';
 import { createSandbox, deleteSandbox, listSandboxes } from './domain/sandboxes.ts';
 import { deleteSnapshot, listSnapshots, resetOrganization, restoreSnapshot, saveSnapshot } from './domain/snapshots.ts';
 import { seedDemo } from './demo-seed.ts';
+import { readFile, stat } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { exportItems, type BulkFormat } from './bulk/export.ts';
+import { importItems } from './bulk/import.ts';
+import { progressBar } from './bulk/progress.ts';
 
 /** `createOrg`: an `org` that does not exist is created; without it a mistyped name is refused. */
 export async function keysCreate(
@@ -240,4 +244,56 @@ export async function seedDemoData(
     `Seeded organization "${org.name}" (seed ${options.seed}): ${made.companies} companies, ${made.people} people, ${made.deals} deals, ` +
       `${made.tasks} tasks, ${made.notes} notes, 1 tagset, an inbox with ${made.conversations} conversations, and their activity.`,
   ];
+}
+
+/** `tycho export`: items to FILE (or standard output), with a progress counter on standard error. */
+export async function exportCommand(store: Store, options: { org?: string; collections: string[]; format: BulkFormat; output?: string }): Promise<string[]> {
+  const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'see: tycho orgs list');
+  const out = options.output ? createWriteStream(options.output) : process.stdout;
+  const progress = progressBar('exported', 'items');
+  try {
+    const count = await exportItems(store, { orgId: organization.id, collections: options.collections, format: options.format, out, progress: progress.update });
+    return [`Exported ${count} items of organization "${organization.name}" as ${options.format.toUpperCase()}${options.output ? ` to ${options.output}` : ''}.`];
+  } finally {
+    progress.stop();
+    if (out !== process.stdout) await new Promise<void>((resolve) => out.end(() => resolve()));
+  }
+}
+
+/**
+ * `tycho import`: items from FILE, in batches that are each written whole or not at all. Refused rows are
+ * listed as `line N: <status> <code>: <pointer> <message>`; the exit code is 3 when there were any.
+ */
+export async function importCommand(
+  store: Store,
+  options: { org?: string; file: string; collection?: string; format?: BulkFormat; identifier?: string; batchSize: number },
+): Promise<{ lines: string[]; code: number }> {
+  const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'or create it with: tycho keys create --org NAME --create-org');
+  const format = options.format ?? (options.file.toLowerCase().endsWith('.csv') ? 'csv' : 'ndjson');
+  let size: number;
+  try {
+    size = (await stat(options.file)).size;
+  } catch (error) {
+    throw new AppError('bad_request', `cannot read ${options.file}: ${(error as Error).message}`);
+  }
+  const input = createReadStream(options.file);
+  const lines: string[] = [];
+  const progress = progressBar('imported', 'bytes', size);
+  try {
+    const result = await importItems(store, {
+      orgId: organization.id,
+      format,
+      input,
+      batchSize: options.batchSize,
+      ...(options.collection ? { collection: options.collection } : {}),
+      ...(options.identifier ? { identifier: options.identifier } : {}),
+      reject: (line, message) => lines.push(`line ${line}: ${message}`),
+      progress: () => progress.update(input.bytesRead),
+    });
+    lines.push(`Imported into organization "${organization.name}": ${result.created} created, ${result.updated} updated, ${result.rejected} rejected.`);
+    return { lines, code: result.rejected > 0 ? 3 : 0 };
+  } finally {
+    progress.stop();
+    input.destroy();
+  }
 }

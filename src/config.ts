@@ -41,6 +41,8 @@ export interface Config {
   readonly mailFrom: string | undefined;
   /** Where file contents live (TYCHO_BLOB_URL): a local directory, by default `<dataDir>/blobs`, or a bucket. */
   readonly blobs: BlobLocation;
+  /** Origins browsers may call the API from (TYCHO_CORS_ORIGINS); empty when CORS is off. `*` allows any. */
+  readonly corsOrigins: readonly string[];
 }
 
 /** `dir` undefined: a temporary directory, for a throw-away database without TYCHO_DATA_DIR. */
@@ -108,6 +110,7 @@ export const CONFIG_VARIABLES = [
   'SMTP_URL',
   'SMTP_FROM',
   ...BLOB_ENV,
+  'TYCHO_CORS_ORIGINS',
 ] as const;
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -134,6 +137,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: nonEmpty(env.SMTP_FROM),
     blobs: blobLocation(env, dataDir, cwd),
+    corsOrigins: corsOrigins(env.TYCHO_CORS_ORIGINS),
   });
 }
 
@@ -298,4 +302,26 @@ function logLevel(raw: string | undefined): LogLevel {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   }
   return value as LogLevel;
+}
+
+/** A comma-separated list of origins (`https://app.example.com`), or `*` for any; unset or empty: CORS off. */
+function corsOrigins(raw: string | undefined): readonly string[] {
+  const origins = (nonEmpty(raw) ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  if (origins.includes('*')) return origins.length === 1 ? ['*'] : fail(`"*" allows every origin and cannot be combined with others, got "${raw}"`);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin.replace(/\/$/, '')) {
+      fail(`must list origins such as "https://app.example.com" (scheme, host and port only) or be "*", got "${origin}"`);
+    }
+  }
+  return Object.freeze(origins.map((o) => o.replace(/\/$/, '')));
+
+  function fail(problem: string): never {
+    throw new ConfigError('TYCHO_CORS_ORIGINS', problem);
+  }
 }

@@ -7,7 +7,7 @@ import { BLOB_ENV, CONFIG_VARIABLES, ConfigError, blobWarning, loadConfig, type 
 import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
-import { blobsSweep, inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList, programsCreate, templatesCreate } from './cli.ts';
+import { blobsSweep, exportCommand, importCommand, inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList, programsCreate, templatesCreate } from './cli.ts';
 import { reset, seedDemoData, sandboxesCreate, sandboxesDelete, sandboxesList, snapshotsDelete, snapshotsList, snapshotsRestore, snapshotsSave } from './cli.ts';
 import { sendDue } from './domain/program-messages.ts';
 import { systemClock, timestamp } from './domain/clock.ts';
@@ -270,7 +270,63 @@ const COMMANDS: Record<string, CommandSpec> = {
     env: STORE_ENV,
     build: (values) => withRuntime((store, blobs) => reset(store, blobs, stringOptions(values, ['org']))),
   },
+  export: {
+    synopsis: '--format ndjson|csv [--org NAME] [--collections REF,…] [--output FILE]',
+    summary: 'write items as NDJSON (items as the API renders them) or CSV (one collection)',
+    options: {
+      format: { type: 'string', value: 'ndjson|csv', help: 'NDJSON: one item per line, any collections; CSV: a header of field refs, one collection (required)' },
+      org: ORG_OPTION,
+      collections: { type: 'string', value: 'REF,…', help: 'the collections to export, by ref or id (default: all)' },
+      output: { type: 'string', value: 'FILE', help: 'where to write (default: standard output); progress and the summary go to standard error' },
+    },
+    positionals: [],
+    env: STORE_ENV,
+    build: (values) => {
+      const format = bulkFormat(values.format, 'export');
+      if (format === undefined) throw new UsageError('export needs --format ndjson or --format csv');
+      const options = {
+        format,
+        collections: typeof values.collections === 'string' ? values.collections.split(',').map((c) => c.trim()).filter(Boolean) : [],
+        ...(typeof values.org === 'string' ? { org: values.org } : {}),
+        ...(typeof values.output === 'string' ? { output: values.output } : {}),
+      };
+      return withStore((store) => exportCommand(store, options), console.error);
+    },
+  },
+  import: {
+    synopsis: 'FILE [--org NAME] [--collection REF] [--identifier FIELD] [--format csv|ndjson] [--batch N]',
+    summary: 'create or upsert items from CSV or NDJSON; refused rows are listed with their line',
+    options: {
+      org: ORG_OPTION,
+      collection: { type: 'string', value: 'REF', help: 'the collection to import into (required for CSV; NDJSON lines may name theirs)' },
+      identifier: { type: 'string', value: 'FIELD', help: 'upsert by this field (e.g. email): rows whose value matches an item update it' },
+      format: { type: 'string', value: 'csv|ndjson', help: 'the file\'s format (default: by its extension, .csv or else NDJSON)' },
+      batch: { type: 'string', value: 'N', help: 'rows per transaction (default 200): each batch is written whole or not at all' },
+    },
+    positionals: [{ name: 'FILE', help: 'CSV with a header row of field refs, or NDJSON of items ({"values": {…}})' }],
+    env: STORE_ENV,
+    build: (values, [file]) => {
+      const batch = values.batch === undefined ? 200 : Number(values.batch);
+      if (!Number.isInteger(batch) || batch < 1 || batch > 10_000) throw new UsageError(`--batch must be an integer from 1 to 10000, got "${values.batch}"`);
+      const format = bulkFormat(values.format, 'import');
+      const options = {
+        file: file!,
+        batchSize: batch,
+        ...(format ? { format } : {}),
+        ...(typeof values.org === 'string' ? { org: values.org } : {}),
+        ...(typeof values.collection === 'string' ? { collection: values.collection } : {}),
+        ...(typeof values.identifier === 'string' ? { identifier: values.identifier } : {}),
+      };
+      return withStore((store) => importCommand(store, options), console.error);
+    },
+  },
 };
+
+function bulkFormat(value: string | boolean | undefined, command: string): 'ndjson' | 'csv' | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'ndjson' || value === 'csv') return value;
+  throw new UsageError(`${command} --format takes ndjson or csv, got "${value}"`);
+}
 
 /** A command on one named snapshot of an organization: `NAME [--org NAME]`. */
 function namedSnapshotCommand(
@@ -361,17 +417,22 @@ ${positionals.length > 0 ? section('Arguments', positionals) : ''}${section('Opt
 ${wrap(list(spec.env), '  ')}`;
 }
 
-function withStore(run: (store: Store) => Promise<string[]>): Command {
-  return withRuntime((store) => run(store));
+type CommandOutput = string[] | { lines: string[]; code: number };
+
+/** Runs a command on the store and prints its lines (with `print`); a command may also choose its exit code. */
+function withStore(run: (store: Store) => Promise<CommandOutput>, print: (line: string) => void = console.log): Command {
+  return withRuntime((store) => run(store), print);
 }
 
 /** Commands that also touch file contents get the blob store. */
-function withRuntime(run: (store: Store, blobs: BlobStore) => Promise<string[]>): Command {
+function withRuntime(run: (store: Store, blobs: BlobStore) => Promise<CommandOutput>, print: (line: string) => void = console.log): Command {
   return async (config) => {
     const runtime = await openRuntime(config);
     try {
-      for (const line of await run(runtime.store, runtime.blobs)) console.log(line);
-      return 0;
+      const result = await run(runtime.store, runtime.blobs);
+      const { lines, code } = Array.isArray(result) ? { lines: result, code: 0 } : result;
+      for (const line of lines) print(line);
+      return code;
     } finally {
       await runtime.close();
     }

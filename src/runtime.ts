@@ -99,5 +99,6 @@ export function appOptions(runtime: Runtime, config: Config): AppOptions {
     bodyLimit: config.bodyLimit,
     logLevel: config.logLevel,
     journalSize: config.journalSize,
+    corsOrigins: config.corsOrigins,
   };
 }

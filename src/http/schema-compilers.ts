@@ -1,7 +1,10 @@
 // Schema validators: request bodies are checked strictly (a number is not a string), while query strings,
-// path parameters and headers — text by nature — are coerced to the declared types.
+// path parameters and headers — text by nature — are coerced to the declared types. Both validators and the
+// response serialisers skip the doc-only parts of schemas (documented.ts), which the domain checks itself.
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { withoutDocOnly } from './schemas/documented.ts';
 
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: false, verbose: true, useDefaults: true, ...options });
@@ -39,6 +42,16 @@ function finiteCoercion(validate: ValidateFunction, schema: ObjectSchema): Valid
 export function schemaCompilers(): FastifySchemaCompiler<any> {
   const body = makeAjv({ coerceTypes: false });
   const text = makeAjv({ coerceTypes: 'array' });
-  return ({ schema, httpPart }) =>
-    httpPart === 'body' ? body.compile(schema as object) : finiteCoercion(text.compile(schema as object), schema as ObjectSchema);
+  return ({ schema, httpPart }) => {
+    const checked = withoutDocOnly(schema) as object;
+    return httpPart === 'body' ? body.compile(checked) : finiteCoercion(text.compile(checked), checked as ObjectSchema);
+  };
 }
+
+type SchemaController = NonNullable<FastifyServerOptions['schemaController']>;
+
+/** Fastify's own response serialisers (fast-json-stringify), compiled from schemas without their doc-only parts. */
+export const serializerFactory: NonNullable<NonNullable<SchemaController['compilersFactory']>['buildSerializer']> = (external, options) => {
+  const compile = SerializerSelector()(withoutDocOnly(external), options);
+  return (route) => compile({ ...route, schema: withoutDocOnly(route.schema) });
+};

@@ -3,19 +3,26 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getActivity, listActivities } from '../../domain/activity.ts';
-import { ListOf } from '../schemas/common.ts';
+import { ListOf, doc } from '../schemas/common.ts';
 import { ActivityListQuery, ActivityWire, renderActivity } from '../schemas/activities.ts';
 import { legacyFilterHook } from '../list-query.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
+const docs = {
+  listActivities: doc('Activities', 'List activities',
+    'The activity feed of the organization, newest first: item creations, updates, deletions, notes, calls, meetings and inbox events. Filter by `type[eq]`/`type[in][]`, time (`occurred_at[gte|lte]`) and the item involved (`constituent_entity_id[eq]`); the older `filter[…]` spellings work too.'),
+  retrieveActivity: doc('Activities', 'Retrieve an activity',
+    'One activity by id.'),
+};
+
 export const activityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing }) => {
-  app.get('/activities', { preValidation: legacyFilterHook, schema: { querystring: ActivityListQuery, response: { 200: ListOf(ActivityWire) } } }, async (req) => {
+  app.get('/activities', { preValidation: legacyFilterHook, schema: { ...docs.listActivities, querystring: ActivityListQuery, response: { 200: ListOf(ActivityWire) } } }, async (req) => {
     const { after, before, limit, ...filters } = req.query;
     const page = listing.page(req, { after, before, limit }, 'activities');
     return listing.envelope(req, 'activities', await listActivities(store, req.principal.orgId, filters, page), renderActivity);
   });
 
-  app.get('/activities/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: ActivityWire } } }, async (req) =>
+  app.get('/activities/:id', { schema: { ...docs.retrieveActivity, params: Type.Object({ id: Type.String() }), response: { 200: ActivityWire } } }, async (req) =>
     renderActivity(await getActivity(store, req.principal.orgId, req.params.id)),
   );
 };

@@ -2,17 +2,28 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callExtras, createCall, getCall, listCalls, upsertCall } from '../../domain/calls.ts';
-import { ListOf, PageQuery } from '../schemas/common.ts';
+import { ListOf, PageQuery, doc } from '../schemas/common.ts';
 import { CALL_INCLUDES, CallBody, CallWire, renderCall } from '../schemas/calls.ts';
 import { Include, includesOf } from '../list-query.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 const IncludeCall = Include(CALL_INCLUDES);
 
+const docs = {
+  listCalls: doc('Calls', 'List calls',
+    'Calls in creation order; `include[]` adds participants, notes, recordings, tags or the transcript.'),
+  logCall: doc('Calls', 'Log a call',
+    'Records a call with its participants (matched to people and organizations by phone number or email), recordings, transcript and tags.'),
+  createUpdateCall: doc('Calls', 'Create or update a call',
+    'Creates the call, or updates the one with the same provider id: 201 when created, 200 when updated.'),
+  retrieveCall: doc('Calls', 'Retrieve a call',
+    'One call by id; `include[]` adds participants, notes, recordings, tags or the transcript.'),
+};
+
 export const callRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {
   app.get(
     '/calls',
-    { schema: { querystring: Type.Object({ ...PageQuery.properties, include: IncludeCall }), response: { 200: ListOf(CallWire) } } },
+    { schema: { ...docs.listCalls, querystring: Type.Object({ ...PageQuery.properties, include: IncludeCall }), response: { 200: ListOf(CallWire) } } },
     async (req) => {
       const { include, ...pageQuery } = req.query;
       const wanted = includesOf(include) ?? new Set<string>();
@@ -23,18 +34,18 @@ export const callRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     },
   );
 
-  app.post('/calls', { schema: { body: CallBody, response: { 201: CallWire } } }, async (req, reply) =>
+  app.post('/calls', { schema: { ...docs.logCall, body: CallBody, response: { 201: CallWire } } }, async (req, reply) =>
     reply.code(201).send(renderCall(await createCall(store, req.principal, req.body, clock))),
   );
 
-  app.post('/calls/upsert', { schema: { body: CallBody, response: { 200: CallWire, 201: CallWire } } }, async (req, reply) => {
+  app.post('/calls/upsert', { schema: { ...docs.createUpdateCall, body: CallBody, response: { 200: CallWire, 201: CallWire } } }, async (req, reply) => {
     const { call, created } = await upsertCall(store, req.principal, req.body, clock);
     return reply.code(created ? 201 : 200).send(renderCall(call));
   });
 
   app.get(
     '/calls/:id',
-    { schema: { params: Type.Object({ id: Type.String() }), querystring: Type.Object({ include: IncludeCall }), response: { 200: CallWire } } },
+    { schema: { ...docs.retrieveCall, params: Type.Object({ id: Type.String() }), querystring: Type.Object({ include: IncludeCall }), response: { 200: CallWire } } },
     async (req) => {
       const wanted = includesOf(req.query.include) ?? new Set<string>();
       const call = await getCall(store, req.principal.orgId, req.params.id);

@@ -8,12 +8,19 @@ import { AppError } from '../../domain/errors.ts';
 import { DOWNLOAD_PATH, downloadUrl, findDownload, type Downloadable } from '../../domain/downloads.ts';
 import { clockFor } from '../../domain/org-clock.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { doc, EXTENSIONS_TAG } from '../schemas/common.ts';
+
+const docs = {
+  downloadFile: doc(EXTENSIONS_TAG, 'Download a file',
+    'Serves the contents of a file or message attachment to whoever holds a signed URL from a response (valid for an hour). No bearer token: the signature is the credential; a forged or expired link answers 404.'),
+};
 
 export const downloadRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, blobs, downloads, clock }) => {
   app.get(
     `${DOWNLOAD_PATH}/:org/:file`,
     {
       schema: {
+        ...docs.downloadFile,
         params: Type.Object({ org: Type.String(), file: Type.String() }),
         querystring: Type.Object({ expires: Type.Integer(), signature: Type.String() }),
       },

@@ -7,18 +7,24 @@ import { ItemWire, renderItem } from '../schemas/items.ts';
 import { FileWire, renderFile } from '../schemas/files.ts';
 import { withDownloadUrls } from './downloads.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { doc } from '../schemas/common.ts';
 
 const SearchQuery = Type.Object({ query: Type.Optional(Type.String({ maxLength: 2000 })) });
 
 const GlobalSearchResult = Type.Object({ type: Type.Literal('search_result'), data: Type.Union([ItemWire, FileWire]) });
 const GlobalSearchList = Type.Object({ type: Type.Literal('list'), data: Type.Array(GlobalSearchResult) });
 
+const docs = {
+  searchEverything: doc('Search', 'Search everything',
+    'Finds the items of every collection and the files whose text matches the query, best matches first (not paginated).'),
+};
+
 export const globalSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   app.post(
     '/search',
     {
       config: { access: 'read' },
-      schema: { querystring: SearchQuery, response: { 200: GlobalSearchList } },
+      schema: { ...docs.searchEverything, querystring: SearchQuery, response: { 200: GlobalSearchList } },
       // No body is sent (the SDKs put the text in the query string); an empty or JSON body is ignored.
       preValidation: async (req) => {
         req.body ??= {};

@@ -15,7 +15,7 @@ import {
 import { allTagsets, availableIn } from '../../domain/tagsets.ts';
 import { inboxesByIds } from '../../domain/inboxes.ts';
 import type { Store } from '../../domain/ports/store.ts';
-import { ListOf, PageQuery } from '../schemas/common.ts';
+import { ListOf, PageQuery, doc } from '../schemas/common.ts';
 import { ConversationListElement, ConversationWire, renderConversation, renderMessage } from '../schemas/inbox-messages.ts';
 import { renderInbox } from '../schemas/inboxes.ts';
 import { idFilters, Include, includesOf, legacyFilterHook } from '../list-query.ts';
@@ -50,12 +50,19 @@ async function renderConversations(store: Store, orgId: string, conversations: C
   });
 }
 
+const docs = {
+  listInboxConversations: doc('Inboxes', 'List inbox conversations',
+    'Conversations of the organization\'s inboxes, newest activity first. Filter by `inbox_id[eq]` (or `inbox[]`) and `conversation_id[eq]`.'),
+  retrieveInboxConversation: doc('Inboxes', 'Retrieve an inbox conversation',
+    'One conversation by id; `include[]` adds its messages, tags or associated items.'),
+};
+
 export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing }) => {
   app.get(
     '/inbox_conversations',
     {
       preValidation: legacyFilterHook,
-      schema: { querystring: ListQuery, response: { 200: ListOf(ConversationListElement) } },
+      schema: { ...docs.listInboxConversations, querystring: ListQuery, response: { 200: ListOf(ConversationListElement) } },
     },
     async (req) => {
       const { orgId } = req.principal;
@@ -76,6 +83,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
     '/inbox_conversations/:id',
     {
       schema: {
+        ...docs.retrieveInboxConversation,
         params: Type.Object({ id: Type.String() }),
         querystring: Type.Object({ include: Include(INCLUDES) }),
         response: { 200: ConversationWire },

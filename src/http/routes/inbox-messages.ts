@@ -19,7 +19,7 @@ import {
 } from '../../domain/inbox-messages.ts';
 import { addAttachment, attachmentsByMessage, removeAttachment } from '../../domain/message-attachments.ts';
 import { invalidAt } from '../../domain/errors.ts';
-import { ListOf, PageQuery } from '../schemas/common.ts';
+import { ListOf, PageQuery, doc, NoContent, EXTENSIONS_TAG } from '../schemas/common.ts';
 import {
   AttachmentWire,
   CreateDraftBody,
@@ -41,6 +41,25 @@ const INCLUDES = ['addresses', 'attachments', 'conversation'] as const;
 const FILTERS = idFilters({ inbox_id: { legacyList: 'inbox' }, conversation_id: { legacyList: 'conversation' } });
 
 const ListQuery = Type.Object({ ...PageQuery.properties, ...FILTERS.properties, include: Include(INCLUDES) });
+
+const docs = {
+  listInboxMessages: doc('Inboxes', 'List inbox messages',
+    'Messages of the organization\'s inboxes, newest first. Filter by inbox and conversation.'),
+  createDraftMessage: doc('Inboxes', 'Create a draft message',
+    'Creates a draft in a conversation (a new one when no conversation is given).'),
+  retrieveInboxMessage: doc('Inboxes', 'Retrieve an inbox message',
+    'One message by id; `include[]` adds its attachments or conversation.'),
+  updateDraftMessage: doc('Inboxes', 'Update a draft message',
+    'Changes a draft\'s recipients, subject or body. Sent messages cannot change (422).'),
+  deleteDraftMessage: doc('Inboxes', 'Delete a draft message',
+    'Deletes a draft and its attachments. Sent messages cannot be deleted (422).'),
+  attachFileDraft: doc('Inboxes', 'Attach a file to a draft',
+    'Uploads one file as `multipart/form-data` (part `file`) and attaches it to the draft.'),
+  removeAttachment: doc('Inboxes', 'Remove an attachment',
+    'Removes an attachment from a draft.'),
+  markDraftAsSent: doc(EXTENSIONS_TAG, 'Mark a draft as sent',
+    'Tycho sends no email: this turns a draft into a sent message, as the hosted service does when it delivers it, so clients can test what follows.'),
+};
 
 export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   const { store, listing, clock, blobs } = deps;
@@ -67,7 +86,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
 
   app.get(
     '/inbox_messages',
-    { preValidation: legacyFilterHook, schema: { querystring: ListQuery, response: { 200: ListOf(MessageListElement) } } },
+    { preValidation: legacyFilterHook, schema: { ...docs.listInboxMessages, querystring: ListQuery, response: { 200: ListOf(MessageListElement) } } },
     async (req) => {
       const { after, before, limit } = req.query;
       const include = includesOf(req.query.include);
@@ -82,14 +101,14 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
     },
   );
 
-  app.post('/inbox_messages', { schema: { body: CreateDraftBody, response: { 201: MessageWire } } }, async (req, reply) => {
+  app.post('/inbox_messages', { schema: { ...docs.createDraftMessage, body: CreateDraftBody, response: { 201: MessageWire } } }, async (req, reply) => {
     const message = await createDraft(store, req.principal, req.body, clock);
     return reply.code(201).send(renderMessage(message, { addresses: true }));
   });
 
   app.get(
     '/inbox_messages/:id',
-    { schema: { params: Params, querystring: Type.Object({ include: Include(INCLUDES) }), response: { 200: MessageWire } } },
+    { schema: { ...docs.retrieveInboxMessage, params: Params, querystring: Type.Object({ include: Include(INCLUDES) }), response: { 200: MessageWire } } },
     async (req) => {
       const include = includesOf(req.query.include) ?? new Set<string>();
       const [out] = await renderMessages(req, [await getMessage(store, req.principal.orgId, req.params.id)], include);
@@ -97,18 +116,18 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
     },
   );
 
-  app.patch('/inbox_messages/:id', { schema: { params: Params, body: UpdateDraftBody, response: { 200: MessageWire } } }, async (req) =>
+  app.patch('/inbox_messages/:id', { schema: { ...docs.updateDraftMessage, params: Params, body: UpdateDraftBody, response: { 200: MessageWire } } }, async (req) =>
     renderMessage(await updateDraft(store, req.principal.orgId, req.params.id, req.body), { addresses: true }),
   );
 
-  app.delete('/inbox_messages/:id', { schema: { params: Params } }, async (req, reply) => {
+  app.delete('/inbox_messages/:id', { schema: { ...docs.deleteDraftMessage, params: Params, response: { 204: NoContent } } }, async (req, reply) => {
     await deleteDraft(store, blobs, req.principal.orgId, req.params.id, clock);
     return reply.code(204).send();
   });
 
   app.post(
     '/inbox_messages/:id/attachments',
-    { schema: { params: Params, response: { 201: AttachmentWire } } },
+    { schema: { ...docs.attachFileDraft, params: Params, response: { 201: AttachmentWire } } },
     async (req, reply) => {
       const { orgId } = req.principal;
       // Multipart with a `file` part, or JSON / multipart naming an existing file by `file_id`.
@@ -128,14 +147,14 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
 
   app.delete(
     '/inbox_messages/:message_id/attachments/:id',
-    { schema: { params: Type.Object({ message_id: Type.String(), id: Type.String() }) } },
+    { schema: { ...docs.removeAttachment, params: Type.Object({ message_id: Type.String(), id: Type.String() }), response: { 204: NoContent } } },
     async (req, reply) => {
       await removeAttachment(store, blobs, req.principal.orgId, req.params.message_id, req.params.id);
       return reply.code(204).send();
     },
   );
 
-  app.post('/tycho/inbox_messages/:id/send', { schema: { params: Params, response: { 200: MessageWire } } }, async (req) =>
+  app.post('/tycho/inbox_messages/:id/send', { schema: { ...docs.markDraftAsSent, params: Params, response: { 200: MessageWire } } }, async (req) =>
     renderMessage(await sendDraft(store, req.principal, req.params.id, clock), { addresses: true }),
   );
 };

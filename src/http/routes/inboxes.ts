@@ -4,17 +4,24 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getInbox, listInboxes } from '../../domain/inboxes.ts';
 import { allTagsets, availableIn } from '../../domain/tagsets.ts';
-import { ListOf, PageQuery } from '../schemas/common.ts';
+import { ListOf, PageQuery, doc } from '../schemas/common.ts';
 import { INBOX_INCLUDES, InboxWire, renderInbox } from '../schemas/inboxes.ts';
 import { Include, includesOf } from '../list-query.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 const IncludeTagsets = Include(INBOX_INCLUDES);
 
+const docs = {
+  listInboxes: doc('Inboxes', 'List inboxes',
+    'The organization\'s inboxes (created with `tycho inboxes create`); `include[]` adds their tagsets.'),
+  retrieveInbox: doc('Inboxes', 'Retrieve an inbox',
+    'One inbox by id; `include[]` adds its tagsets.'),
+};
+
 export const inboxRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing }) => {
   app.get(
     '/inboxes',
-    { schema: { querystring: Type.Object({ ...PageQuery.properties, include: IncludeTagsets }), response: { 200: ListOf(InboxWire) } } },
+    { schema: { ...docs.listInboxes, querystring: Type.Object({ ...PageQuery.properties, include: IncludeTagsets }), response: { 200: ListOf(InboxWire) } } },
     async (req) => {
       const { include, ...pageQuery } = req.query;
       const fullTagsets = includesOf(include) !== undefined;
@@ -26,7 +33,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
 
   app.get(
     '/inboxes/:id',
-    { schema: { params: Type.Object({ id: Type.String() }), querystring: Type.Object({ include: IncludeTagsets }), response: { 200: InboxWire } } },
+    { schema: { ...docs.retrieveInbox, params: Type.Object({ id: Type.String() }), querystring: Type.Object({ include: IncludeTagsets }), response: { 200: InboxWire } } },
     async (req) => {
       const fullTagsets = includesOf(req.query.include) !== undefined;
       const inbox = await getInbox(store, req.principal.orgId, req.params.id);

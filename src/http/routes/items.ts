@@ -2,7 +2,7 @@
 // upsert, merge.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { prepareQuery, runQuery, type ItemPage } from '../../domain/item-reads.ts';
-import { ListOf, PageQuery } from '../schemas/common.ts';
+import { ListOf, PageQuery, doc, NoContent } from '../schemas/common.ts';
 import { createItem, deleteItem, findItem, updateItem, upsertItem } from '../../domain/item-writes.ts';
 import { mergeItems } from '../../domain/item-merge.ts';
 import { fieldByKey, loadSchema, type CollectionSchema } from '../../domain/collection-schema.ts';
@@ -34,12 +34,31 @@ function selectedFields(schema: CollectionSchema, include: string[]): Set<string
   );
 }
 
+const docs = {
+  listItems: doc('Items', 'List items',
+    'Items of a collection, newest first or in the order of `sort[]` (field refs, `-` for descending). `include[]` limits the values returned.'),
+  searchItems: doc('Items', 'Search items',
+    'Items of a collection matching a filter (see the `Filter` schema), in the order of `sort`. Reads only: read-only keys may search.'),
+  createItem: doc('Items', 'Create an item',
+    'Creates an item from values by field ref or id, each in the value wrapper (`Value`). Required fields must have a value; default values fill the rest.'),
+  retrieveItem: doc('Items', 'Retrieve an item',
+    'One item by id with all its values.'),
+  updateItem: doc('Items', 'Update an item',
+    'Changes the values sent and leaves the others. The `update-one-strategy` and `update-many-strategy` headers decide whether sent values replace, preserve or (for `many` fields) merge with the current ones.'),
+  deleteItem: doc('Items', 'Delete an item',
+    'Deletes an item; relations and associations pointing at it go with it.'),
+  createUpdateItem: doc('Items', 'Create or update an item',
+    'Finds the item whose values of the `identifiers` fields match (any one of them) and updates it with `values` following the strategy headers, or creates it: 201 when created, 200 when updated.'),
+  mergeTwoItems: doc('Items', 'Merge two items',
+    'Merges `source` into `destination`: values the destination lacks are copied, links move, and the source is deleted. Answers the merged destination.'),
+};
+
 export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {
   const listName = (collectionId: string, signature: string) => `items/${collectionId}/${signature}`;
 
   app.get(
     '/collections/:collection_id/items',
-    { schema: { params: CollectionParams, querystring: ItemListQuery, response: { 200: ListOf(ItemWire) } } },
+    { schema: { ...docs.listItems, params: CollectionParams, querystring: ItemListQuery, response: { 200: ListOf(ItemWire) } } },
     async (req) => {
       const { sort, include, ...pageQuery } = req.query;
       const prepared = await prepareQuery(store, req.principal.orgId, req.params.collection_id, { sort: sort ?? [] }, () => ({ parameter: 'sort[]' }));
@@ -54,7 +73,7 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     '/collections/:collection_id/items/search',
     {
       config: { access: 'read' },
-      schema: { params: CollectionParams, querystring: PageQuery, body: SearchBody, response: { 200: ListOf(SearchResult) } },
+      schema: { ...docs.searchItems, params: CollectionParams, querystring: PageQuery, body: SearchBody, response: { 200: ListOf(SearchResult) } },
       // The body is optional: no body searches everything.
       preValidation: async (req) => {
         req.body ??= {};
@@ -73,21 +92,21 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
 
   app.post(
     '/collections/:collection_id/items',
-    { schema: { params: CollectionParams, body: ItemValuesBody, response: { 201: ItemWire } } },
+    { schema: { ...docs.createItem, params: CollectionParams, body: ItemValuesBody, response: { 201: ItemWire } } },
     async (req, reply) => {
       const { item, schema } = await createItem(store, req.principal, req.params.collection_id, req.body, clock);
       return reply.code(201).send(renderItem(item, schema));
     },
   );
 
-  app.get('/collections/:collection_id/items/:id', { schema: { params: ItemParams, response: { 200: ItemWire } } }, async (req) => {
+  app.get('/collections/:collection_id/items/:id', { schema: { ...docs.retrieveItem, params: ItemParams, response: { 200: ItemWire } } }, async (req) => {
     const schema = await loadSchema(store, req.principal.orgId, req.params.collection_id);
     return renderItem(await findItem(store, schema, req.params.id), schema);
   });
 
   app.patch(
     '/collections/:collection_id/items/:id',
-    { schema: { params: ItemParams, headers: StrategyHeaders, body: ItemValuesBody, response: { 200: ItemWire } } },
+    { schema: { ...docs.updateItem, params: ItemParams, headers: StrategyHeaders, body: ItemValuesBody, response: { 200: ItemWire } } },
     async (req) => {
       const { collection_id, id } = req.params;
       const { item, schema } = await updateItem(store, req.principal, collection_id, id, req.body, strategiesOf(req.headers), clock);
@@ -95,14 +114,14 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     },
   );
 
-  app.delete('/collections/:collection_id/items/:id', { schema: { params: ItemParams } }, async (req, reply) => {
+  app.delete('/collections/:collection_id/items/:id', { schema: { ...docs.deleteItem, params: ItemParams, response: { 204: NoContent } } }, async (req, reply) => {
     await deleteItem(store, req.principal, req.params.collection_id, req.params.id);
     return reply.code(204).send();
   });
 
   app.post(
     '/collections/:collection_id/items/upsert',
-    { schema: { params: CollectionParams, headers: StrategyHeaders, body: UpsertBody, response: { 200: ItemWire, 201: ItemWire } } },
+    { schema: { ...docs.createUpdateItem, params: CollectionParams, headers: StrategyHeaders, body: UpsertBody, response: { 200: ItemWire, 201: ItemWire } } },
     async (req, reply) => {
       const result = await upsertItem(store, req.principal, req.params.collection_id, req.body, strategiesOf(req.headers), clock);
       return reply.code(result.created ? 201 : 200).send(renderItem(result.item, result.schema));
@@ -111,7 +130,7 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
 
   app.post(
     '/collections/:collection_id/items/merge',
-    { schema: { params: CollectionParams, body: MergeBody, response: { 200: ItemWire } } },
+    { schema: { ...docs.mergeTwoItems, params: CollectionParams, body: MergeBody, response: { 200: ItemWire } } },
     async (req) => {
       const { item, schema } = await mergeItems(store, req.principal, req.params.collection_id, req.body, clock);
       return renderItem(item, schema);

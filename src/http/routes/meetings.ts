@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getMeeting, listMeetings, saveMeeting, updateMeeting } from '../../domain/meetings.ts';
-import { ListOf, PageQuery } from '../schemas/common.ts';
+import { ListOf, PageQuery, doc, EXTENSIONS_TAG } from '../schemas/common.ts';
 import { MEETING_INCLUDES, MeetingWire, SaveMeetingBody, UpdateMeetingBody, renderMeeting } from '../schemas/meetings.ts';
 import { idFilters, Include, includesOf, legacyFilterHook } from '../list-query.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -15,10 +15,21 @@ const FILTERS = idFilters({ i_cal_uid: {} });
 
 const ListQuery = Type.Object({ ...PageQuery.properties, ...FILTERS.properties });
 
+const docs = {
+  listMeetings: doc('Meetings', 'List meetings',
+    'Meetings in creation order; `i_cal_uid[eq]` finds one by its calendar UID.'),
+  retrieveMeeting: doc('Meetings', 'Retrieve a meeting',
+    'One meeting by id; `include[]` adds attendees, notes, recordings, tags or the transcript.'),
+  updateMeeting: doc('Meetings', 'Update a meeting',
+    'Adds recordings, a transcript or tags to a meeting.'),
+  createUpdateMeeting: doc(EXTENSIONS_TAG, 'Create or update a meeting',
+    'The hosted service learns meetings from connected calendars; this creates one (201) or updates the one with the same `i_cal_uid` (200), matching attendees to people and organizations by email.'),
+};
+
 export const meetingRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {
   app.get(
     '/meetings',
-    { preValidation: legacyFilterHook, schema: { querystring: ListQuery, response: { 200: ListOf(MeetingWire) } } },
+    { preValidation: legacyFilterHook, schema: { ...docs.listMeetings, querystring: ListQuery, response: { 200: ListOf(MeetingWire) } } },
     async (req) => {
       const { orgId } = req.principal;
       const { after, before, limit } = req.query;
@@ -33,7 +44,7 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
 
   app.get(
     '/meetings/:id',
-    { schema: { params: Params, querystring: Type.Object({ include: Include(MEETING_INCLUDES) }), response: { 200: MeetingWire } } },
+    { schema: { ...docs.retrieveMeeting, params: Params, querystring: Type.Object({ include: Include(MEETING_INCLUDES) }), response: { 200: MeetingWire } } },
     async (req) => {
       const include = includesOf(req.query.include) ?? new Set<string>();
       const meeting = await getMeeting(store, req.principal.orgId, req.params.id, { note: include.has('note') }, clock);
@@ -41,13 +52,13 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     },
   );
 
-  app.patch('/meetings/:id', { schema: { params: Params, body: UpdateMeetingBody, response: { 200: MeetingWire } } }, async (req) =>
+  app.patch('/meetings/:id', { schema: { ...docs.updateMeeting, params: Params, body: UpdateMeetingBody, response: { 200: MeetingWire } } }, async (req) =>
     renderMeeting(await updateMeeting(store, req.principal.orgId, req.params.id, req.body, clock)),
   );
 
   app.post(
     '/tycho/meetings',
-    { schema: { body: SaveMeetingBody, response: { 200: MeetingWire, 201: MeetingWire } } },
+    { schema: { ...docs.createUpdateMeeting, body: SaveMeetingBody, response: { 200: MeetingWire, 201: MeetingWire } } },
     async (req, reply) => {
       const { meeting, created } = await saveMeeting(store, req.principal.orgId, req.body, clock);
       const all = new Set<string>(['organizer', 'attendees']);

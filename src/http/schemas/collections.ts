@@ -17,17 +17,31 @@ const collectionProperties = {
   updated_at: Timestamp,
 };
 
+const collectionExample = {
+  id: '1CLJt2v5L9yv2kFJKqB4ad',
+  type: 'collection',
+  name: 'Accounts',
+  ref: 'accounts',
+  icon_name: 'building',
+  kind: 'custom',
+  created_at: '2025-02-17T16:00:00.000Z',
+  updated_at: '2025-02-17T16:00:00.000Z',
+};
+
 /** The list element: a collection without its fields. */
-export const CollectionSummary = Type.Object(collectionProperties);
+export const CollectionSummary = Type.Object(collectionProperties, { examples: [collectionExample] });
 
 /** `views` only with `include[]=views` on retrieve. */
 export const CollectionWire = Type.Object({ ...collectionProperties, fields: Type.Array(FieldWire), views: Type.Optional(Type.Array(ViewSummary)) });
 
-export const CreateCollectionBody = Type.Object({
-  name: Type.String(),
-  description: Type.Optional(Type.Union([Type.String(), Type.Null()], { errorMessage: 'must be a string or null' })),
-  icon_name: Type.Optional(Type.String()),
-});
+export const CreateCollectionBody = Type.Object(
+  {
+    name: Type.String(),
+    description: Type.Optional(Type.Union([Type.String(), Type.Null()], { errorMessage: 'must be a string or null' })),
+    icon_name: Type.Optional(Type.String()),
+  },
+  { examples: [{ name: 'Accounts', description: 'Companies we sell to' }] },
+);
 
 export const UpdateCollectionBody = Type.Object({
   name: Type.Optional(Type.String()),

@@ -1,6 +1,6 @@
 // Wire shapes shared by every resource: the list envelope, the error envelope, pointers, pagination query.
 import { Type, type TSchema } from 'typebox';
-import { MAX_PAGE_LIMIT } from '../../domain/pagination.ts';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../domain/pagination.ts';
 
 export const Timestamp = Type.String({ description: 'ISO 8601 UTC timestamp with milliseconds' });
 
@@ -8,7 +8,12 @@ export const PageQuery = Type.Object({
   after: Type.Optional(Type.String({ minLength: 1, description: 'cursor: results start immediately after it' })),
   before: Type.Optional(Type.String({ minLength: 1, description: 'cursor: results end immediately before it' })),
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT, errorMessage: `must be an integer from 1 to ${MAX_PAGE_LIMIT}` }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_LIMIT,
+      errorMessage: `must be an integer from 1 to ${MAX_PAGE_LIMIT}`,
+      description: `page size (default ${DEFAULT_PAGE_LIMIT}); keep it when following a cursor`,
+    }),
   ),
 });
 
@@ -17,7 +22,10 @@ export const ListOf = <T extends TSchema>(item: T) =>
     type: Type.Literal('list'),
     data: Type.Array(item),
     meta: Type.Object({
-      cursors: Type.Object({ prev: Type.Optional(Type.String()), next: Type.Optional(Type.String()) }),
+      cursors: Type.Object(
+        { prev: Type.Optional(Type.String()), next: Type.Optional(Type.String()) },
+        { description: 'pass `next` as `after` for the next page, `prev` as `before` for the previous one; absent at either end' },
+      ),
     }),
   });
 
@@ -59,3 +67,11 @@ export const TranscriptWire = Type.Object({
 
 /** Declares the error answers a route gives, each as the error envelope, for the OpenAPI document. */
 export const errorResponses = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ErrorEnvelope]));
+/** The tag of everything beyond the hosted API (`/v0/tycho/…`, `/tycho/…`). */
+export const EXTENSIONS_TAG = 'Tycho extensions';
+
+/** What every route schema states for the OpenAPI document (extensions take the `Tycho extensions` tag). */
+export const doc = (tag: string, summary: string, description: string) => ({ tags: [tag], summary, description });
+
+/** A 204 answer: no body at all (`type: null` keeps the document from showing content). */
+export const NoContent = Type.Unsafe<void>({ type: 'null', description: 'No Content' });

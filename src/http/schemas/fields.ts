@@ -6,6 +6,7 @@ import { STEP_TYPES, type Funnel } from '../../domain/funnels.ts';
 import type { CollectionRef, FieldRef, FieldView } from '../../domain/field-views.ts';
 import { renderValue } from '../../domain/field-types/index.ts';
 import { CollectionPointer, Timestamp } from './common.ts';
+import { docOnly, ref } from './documented.ts';
 
 const FieldPointer = Type.Object({
   id: Type.String(),
@@ -49,7 +50,7 @@ export const FieldWire = Type.Object({
   unique: Type.Boolean(),
   readonly: Type.Boolean(),
   kind: Type.String(),
-  default_values: Type.Array(Type.Unknown()),
+  default_values: Type.Array(docOnly(ref('Value')), { description: 'values a new item gets when it is created without one' }),
   default_unit: Type.Optional(Type.String()),
   options: Type.Optional(Type.Array(ChoiceOption)),
   funnel: Type.Optional(FunnelWire),
@@ -81,7 +82,11 @@ const fieldInputProperties = {
   cardinality: Type.Optional(Type.Union([Type.Literal('one'), Type.Literal('many')], { errorMessage: 'must be "one" or "many"' })),
   required: Type.Optional(Type.Boolean()),
   unique: Type.Optional(Type.Boolean()),
-  default_values: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Null()], { errorMessage: 'must be an array of values or null' })),
+  default_values: Type.Optional(
+    Type.Union([Type.Array(docOnly({ description: 'a Value, or a placeholder: {"type": "current_date"}, "current_datetime" or "current_member"', anyOf: [ref('Value'), Type.Object({ type: Type.String() })] })), Type.Null()], {
+      errorMessage: 'must be an array of values or null',
+    }),
+  ),
   default_unit: Type.Optional(Type.String()),
   options: Type.Optional(Type.Array(Type.Object({ id: Type.Optional(Type.String()), name: Type.String(), color: Type.Optional(Color) }))),
   stages: Type.Optional(Type.Array(StepInput)),
@@ -95,7 +100,15 @@ const fieldInputProperties = {
 
 const FieldTypeName = Type.Union(FIELD_TYPES.map((t) => Type.Literal(t)), { errorMessage: `must be one of the field types: ${FIELD_TYPES.join(', ')}` });
 
-export const CreateFieldBody = Type.Object({ type: FieldTypeName, ...fieldInputProperties });
+export const CreateFieldBody = Type.Object(
+  { type: FieldTypeName, ...fieldInputProperties },
+  {
+    examples: [
+      { name: 'Tier', type: 'field/choice', options: [{ name: 'Gold', color: 'amber' }, { name: 'Silver', color: 'lunar' }] },
+      { name: 'Employees', type: 'field/number/unitless_integer', default_values: [{ type: 'value/number/unitless_integer', data: 1 }] },
+    ],
+  },
+);
 export const UpdateFieldBody = Type.Object({ type: FieldTypeName, ...fieldInputProperties, name: Type.Optional(Type.String()) });
 
 export const FieldParams = Type.Object({ collection_id: Type.String(), id: Type.String() });

@@ -7,17 +7,36 @@ import type { Item } from '../../domain/items.ts';
 import type { Strategies } from '../../domain/item-values.ts';
 import { CollectionPointer, PageQuery } from './common.ts';
 import { MAX_SORT_KEYS } from '../../domain/filter/parse.ts';
+import { RequestValueMap, ResponseValueMap } from './values.ts';
+import { FilterParam } from './filters.ts';
 
-export const ItemWire = Type.Object({
-  id: Type.String(),
-  type: Type.Literal('item'),
-  collection: CollectionPointer,
-  values: Type.Record(Type.String(), Type.Unknown()),
-});
+export const ItemWire = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Literal('item'),
+    collection: CollectionPointer,
+    values: ResponseValueMap,
+  },
+  {
+    examples: [
+      {
+        id: '1CLJt2v5NVwRc8nCqWZPnr',
+        type: 'item',
+        collection: { id: '1CLJt2v5L9yv2kFJKqB4ad', type: 'collection', ref: 'organizations' },
+        values: {
+          name: { type: 'value/text/single_line', data: 'Acme' },
+          domain: [{ type: 'value/uri/domain', data: 'acme.com' }],
+          created_at: { type: 'value/datetime', data: '2025-02-17T16:00:00.000Z' },
+          updated_at: { type: 'value/datetime', data: '2025-02-17T16:00:00.000Z' },
+        },
+      },
+    ],
+  },
+);
 
 export type ItemOut = Static<typeof ItemWire>;
 
-const ValueMap = Type.Record(Type.String(), Type.Unknown(), { errorMessage: 'must be an object mapping field refs to values' });
+const ValueMap = RequestValueMap('must be an object mapping field refs to values');
 
 export const SearchResult = Type.Object({ type: Type.Literal('search_result'), data: ItemWire });
 
@@ -33,19 +52,32 @@ export const ItemListQuery = Type.Object({
   include: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 1000 })),
 });
 
-export const SearchBody = Type.Object({
-  filter: Type.Optional(Type.Unknown()),
-  include: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
-  sort: Type.Optional(SortKeys),
-});
+export const SearchBody = Type.Object(
+  {
+    filter: Type.Optional(FilterParam),
+    include: Type.Optional(Type.Array(Type.String(), { maxItems: 1000, description: 'the fields to return (ids or refs); all when left out' })),
+    sort: Type.Optional(SortKeys),
+  },
+  { examples: [{ filter: { op: 'and', filters: [{ field: 'name', op: 'contains', value: 'acme' }, { field: 'employees', op: 'gte', value: 10 }] }, sort: ['-employees'] }] },
+);
 
 export const ItemValuesBody = Type.Object({ values: ValueMap });
 
-export const UpsertBody = Type.Object({
-  identifiers: ValueMap,
-  values: Type.Optional(ValueMap),
-  collection_id: Type.Optional(Type.String()),
-});
+export const UpsertBody = Type.Object(
+  {
+    identifiers: ValueMap,
+    values: Type.Optional(ValueMap),
+    collection_id: Type.Optional(Type.String()),
+  },
+  {
+    examples: [
+      {
+        identifiers: { domain: { type: 'value/uri/domain', data: 'acme.com' } },
+        values: { name: { type: 'value/text/single_line', data: 'Acme' }, employees: { type: 'value/number/unitless_integer', data: 250 } },
+      },
+    ],
+  },
+);
 
 /** ItemPointerParam (reference §4.1): `{id, type: "item"}`; `collection` may be repeated and is ignored. */
 const ItemPointerParam = Type.Object({
@@ -58,10 +90,16 @@ export const MergeBody = Type.Object({ source: ItemPointerParam, destination: It
 
 export const StrategyHeaders = Type.Object({
   'update-one-strategy': Type.Optional(
-    Type.Union([Type.Literal('replace'), Type.Literal('preserve')], { errorMessage: 'must be "replace" or "preserve"' }),
+    Type.Union([Type.Literal('replace'), Type.Literal('preserve')], {
+      errorMessage: 'must be "replace" or "preserve"',
+      description: 'For `one` fields: `replace` (default) overwrites the current value; `preserve` keeps a current value and only fills empty fields.',
+    }),
   ),
   'update-many-strategy': Type.Optional(
-    Type.Union([Type.Literal('replace'), Type.Literal('preserve'), Type.Literal('merge')], { errorMessage: 'must be "replace", "preserve" or "merge"' }),
+    Type.Union([Type.Literal('replace'), Type.Literal('preserve'), Type.Literal('merge')], {
+      errorMessage: 'must be "replace", "preserve" or "merge"',
+      description: 'For `many` fields: `replace` (default) overwrites the list; `preserve` keeps a non-empty list; `merge` adds the sent values missing from it.',
+    }),
   ),
 });
 
