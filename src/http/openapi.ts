@@ -87,7 +87,11 @@ function errorStatuses(url: string, method: string, schema: RouteSchema, access:
   if (schema.params) statuses.add(404);
   if (schema.body || schema.consumes) [413, 415, 422].forEach((s) => statuses.add(s));
   if (writes && authenticated && method !== 'DELETE') statuses.add(409);
-  for (const declared of Object.keys(schema.response ?? {})) statuses.delete(Number(declared));
+  // A route's own success answers stand; an error answer it declares is still shown as the shared envelope.
+  for (const declared of Object.keys(schema.response ?? {}).map(Number)) {
+    if (declared >= 400 && ERROR_RESPONSES[declared]) statuses.add(declared);
+    else statuses.delete(declared);
+  }
   return [...statuses].sort((a, b) => a - b);
 }
 

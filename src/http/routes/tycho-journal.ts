@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { clearJournal, listJournal } from '../../domain/journal.ts';
 import type { JournalQuery } from '../../domain/ports/toolkit-store.ts';
 import { JournalEntryWire, JournalQueryString, PlainList, renderJournalEntry, toolkitSchema } from '../schemas/tycho.ts';
+import { NoContent } from '../schemas/common.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import type { JournalBuffer } from '../journal-buffer.ts';
 import type { Static } from 'typebox';
@@ -45,7 +46,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox<RouteDeps & { journal: Jou
 
   app.delete(
     '/tycho/journal',
-    { schema: toolkitSchema('Clear the journal', "Forgets the organization's journaled requests.", [], {}) },
+    { schema: toolkitSchema('Clear the journal', "Forgets the organization's journaled requests.", [], { response: { 204: NoContent } }) },
     async (req, reply) => {
       await journal?.flush();
       await clearJournal(store, req.principal.orgId);

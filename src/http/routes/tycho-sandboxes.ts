@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createSandbox, deleteSandbox, listSandboxes } from '../../domain/sandboxes.ts';
 import { CreateSandboxBody, PlainList, SandboxWire, renderSandbox, renderSandboxOrg, toolkitSchema } from '../schemas/tycho.ts';
+import { NoContent } from '../schemas/common.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, blobs, clock }) => {
@@ -33,7 +34,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
         'Delete a sandbox',
         'Admin keys only. Deletes the sandbox with all its data, keys, snapshots and journal, and the contents of its files.',
         [404, 422],
-        { params: Type.Object({ id: Type.String() }) },
+        { params: Type.Object({ id: Type.String() }), response: { 204: NoContent } },
       ),
     },
     async (req, reply) => {

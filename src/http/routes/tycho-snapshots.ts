@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { deleteSnapshot, listSnapshots, requireToolkitAccess, resetOrganization, restoreSnapshot, saveSnapshot } from '../../domain/snapshots.ts';
 import { PlainList, SnapshotBody, SnapshotWire, renderSnapshot, toolkitSchema } from '../schemas/tycho.ts';
+import { NoContent } from '../schemas/common.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 const Params = Type.Object({ name: Type.String() });
@@ -34,7 +35,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
 
   app.delete(
     '/tycho/snapshots/:name',
-    { schema: toolkitSchema('Delete a snapshot', `${ACCESS} Deletes the snapshot and its copies of files' contents.`, [404], { params: Params }) },
+    { schema: toolkitSchema('Delete a snapshot', `${ACCESS} Deletes the snapshot and its copies of files' contents.`, [404], { params: Params, response: { 204: NoContent } }) },
     async (req, reply) => {
       await deleteSnapshot(store, blobs, req.principal.orgId, req.params.name);
       return reply.code(204).send();
@@ -61,7 +62,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
         'Reset the organization',
         `${ACCESS} Deletes every record of the organization (files' contents included), leaving the system collections of a new organization. API keys, the clock, snapshots and the journal are kept.`,
         [],
-        {},
+        { response: { 204: NoContent } },
       ),
     },
     async (req, reply) => {
