@@ -36,6 +36,9 @@ import { callRoutes } from './http/routes/calls.ts';
 import { downloadRoutes } from './http/routes/downloads.ts';
 import { viewRoutes } from './http/routes/views.ts';
 import { globalSearchRoutes } from './http/routes/global-search.ts';
+import { webhookEndpointRoutes } from './http/routes/webhook-endpoints.ts';
+import { webhookEventRoutes } from './http/routes/webhook-events.ts';
+import { PUBLIC_ONLY, type WebhookUrlPolicy } from './domain/webhook-urls.ts';
 import multipart from '@fastify/multipart';
 import { MULTIPART_LIMITS } from './http/uploads.ts';
 import { createDownloadSigner } from './domain/downloads.ts';
@@ -60,6 +63,8 @@ export interface AppOptions {
   downloadSecret: string;
   /** Largest accepted upload in bytes. */
   uploadLimit?: number;
+  /** Which webhook endpoint URLs are accepted (public HTTPS and loopback by default). */
+  webhookUrls?: WebhookUrlPolicy;
 }
 
 export const DEFAULT_UPLOAD_LIMIT = 25 * 1024 * 1024;
@@ -108,6 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock: options.clock ?? systemClock,
     blobs: options.blobs,
     downloads: createDownloadSigner(options.downloadSecret),
+    webhookUrls: options.webhookUrls ?? PUBLIC_ONLY,
   };
   await app.register(downloadRoutes, deps);
   await app.register(
@@ -130,6 +136,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(callRoutes, deps);
       await v0.register(viewRoutes, deps);
       await v0.register(globalSearchRoutes, deps);
+      await v0.register(webhookEndpointRoutes, deps);
+      await v0.register(webhookEventRoutes, deps);
     },
     { prefix: '/v0' },
   );

@@ -11,6 +11,8 @@ import { inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsLi
 import { recordMeetingsHeld } from './domain/meetings.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 import type { Store } from './domain/ports/store.ts';
+import { httpWebhookSender } from './webhook-sender.ts';
+import { startDeliveryWorker, type DeliveryWorker } from './webhook-worker.ts';
 
 class UsageError extends Error {}
 
@@ -255,9 +257,17 @@ async function serve(config: Config): Promise<number> {
       .finally(() => (sweeping = undefined));
   }, MEETINGS_HELD_SWEEP_MS);
   sweep.unref();
+  // Webhook deliveries, unless other processes are left to send them (TYCHO_WEBHOOK_DELIVERY=off).
+  const worker: DeliveryWorker | undefined = config.webhookDelivery
+    ? startDeliveryWorker(runtime.store, httpWebhookSender(config.webhookUrls), {
+        observer: app.deliveryObserver,
+        onError: (error) => app.log.error({ err: error }, 'webhook delivery round failed'),
+      })
+    : undefined;
   const stopSweep = async () => {
     clearInterval(sweep);
     await sweeping;
+    await worker?.stop();
   };
   let stopped!: (code: number) => void;
   const done = new Promise<number>((resolve) => (stopped = resolve));

@@ -94,5 +94,6 @@ export function appOptions(runtime: Runtime, config: Config): AppOptions {
     uploadLimit: config.uploadLimit,
     bodyLimit: config.bodyLimit,
     logLevel: config.logLevel,
+    webhookUrls: config.webhookUrls,
   };
 }

@@ -11,6 +11,8 @@ import * as links from './0007-links.ts';
 import * as calls from './0008-calls.ts';
 import * as meetings from './0009-meetings.ts';
 import * as views from './0010-views.ts';
+import * as webhooks from './0014-webhooks.ts';
+import * as webhookDeliveries from './0015-webhook-deliveries.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -25,6 +27,8 @@ const MIGRATIONS: Record<string, Step> = {
   '0008-calls': calls,
   '0009-meetings': meetings,
   '0010-views': views,
+  '0014-webhooks': webhooks,
+  '0015-webhook-deliveries': webhookDeliveries,
 };
 
 export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {

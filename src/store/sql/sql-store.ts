@@ -21,6 +21,7 @@ import { meetingRepo } from './meetings.ts';
 import { callMapping } from './calls.ts';
 import { viewMapping } from './views.ts';
 import { searchRepo } from './search.ts';
+import { webhookDeliveryRepo, webhookEndpointRepo } from './webhooks.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -67,6 +68,8 @@ export class SqlStore implements Store {
   readonly views;
   readonly search;
   readonly settings;
+  readonly webhookEndpoints;
+  readonly webhookDeliveries;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -94,6 +97,8 @@ export class SqlStore implements Store {
     this.views = recordRepo(db, 'views', viewMapping);
     this.search = searchRepo(db);
     this.settings = settingsRepo(db);
+    this.webhookEndpoints = webhookEndpointRepo(db, engine.name === 'postgres');
+    this.webhookDeliveries = webhookDeliveryRepo(db);
   }
 
   async transaction<T>(fn: (tx: Store) => Promise<T>, exclusiveOn?: string): Promise<T> {
