@@ -6,7 +6,7 @@
 // feed — and the metrics.
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHarness, ENGINES, errorOf, type Harness } from '../helpers/harness.ts';
+import { createHarness, ENGINES, errorOf, type Harness, type Response } from '../helpers/harness.ts';
 import { makeItem, text } from '../helpers/items.ts';
 import { makeEndpoint, manualClock, startReceiver, type Receiver } from '../helpers/webhooks.ts';
 import { deliverDue, DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from '../../src/domain/webhook-delivery.ts';
@@ -216,7 +216,7 @@ for (const engine of ENGINES) {
       const seen: any[] = [];
       let url: string | undefined = '/v0/tycho/events?limit=2&event_type[eq]=activity/item_created';
       while (url) {
-        const page = await h.get(url, { key: other.key });
+        const page: Response = await h.get(url, { key: other.key });
         assert.equal(page.status, 200, page.text);
         seen.push(...page.body.data);
         const next = page.body.meta.cursors.next;
