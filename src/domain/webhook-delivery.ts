@@ -3,7 +3,7 @@
 // - `deliverDue` sends what is due at the time `clock` says, and is all a worker loop needs. Each endpoint is
 //   leased to one process at a time (`claimDue`), which sends its due deliveries in recording order and stops
 //   at the first failure, so one endpoint's events go out in order and a dead endpoint costs one request per
-//   round. A lease outlives the longest attempt and is renewed before each one; a crashed process's lease
+//   round. A lease outlives the longest attempt and is renewed as the round goes on; a crashed process's lease
 //   expires and another process takes over.
 // - A failed attempt is retried on the Standard Webhooks / Svix schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
 //   10 h after the first attempt, each ±10 % jitter), then the delivery is `failed`. An endpoint that has
@@ -13,7 +13,8 @@ import { invalidAt } from './errors.ts';
 import { newId } from './ids.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
-import type { WebhookSender } from './ports/webhook-sender.ts';
+import type { WebhookResult, WebhookSender } from './ports/webhook-sender.ts';
+import type { Activity } from './activity.ts';
 import { activityIdOf, messageId, webhookPayload } from './webhook-events.ts';
 import { getEndpoint, type WebhookEndpoint } from './webhook-endpoints.ts';
 import { DUE_AT_ONCE, pendingDelivery, type WebhookDelivery } from './webhook-outbox.ts';
@@ -40,6 +41,8 @@ export const RETRY_SCHEDULE_MS = [5e3, 5 * 60e3, 30 * 60e3, 2 * 3600e3, 5 * 3600
 export const RETRY_JITTER = 0.1;
 /** An endpoint whose every attempt has failed for this long is disabled. */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600e3;
+/** Deliveries sent to one endpoint per round: large enough to keep up with a burst in a few database turns. */
+export const DELIVERY_BATCH = 500;
 /** How long a process owns an endpoint: beyond the longest attempt (30 s) with margin; renewed per attempt. */
 export const LEASE_MS = 120e3;
 
@@ -101,17 +104,26 @@ export async function deliverDue(store: Store, sender: WebhookSender, options: D
   const round: DeliveryRound = { attempts: 0, succeeded: 0, failed: 0 };
   const drain = async (endpoint: WebhookEndpoint) => {
     try {
-      const due = await store.webhookDeliveries.due(endpoint.id, options.clock().toISOString(), options.batch ?? 50);
-      for (const delivery of due) {
-        if (options.signal?.aborted) return;
-        if (!(await store.webhookEndpoints.renewLease(endpoint.id, owner, leaseUntil()))) return;
-        const ok = await attempt(store, sender, endpoint, delivery, options);
-        round.attempts++;
-        if (ok) round.succeeded++;
-        else {
-          round.failed++;
-          return;
+      const due = await store.webhookDeliveries.due(endpoint.id, options.clock().toISOString(), options.batch ?? DELIVERY_BATCH);
+      const sent: Sent[] = [];
+      let renewedAt = leaseClock().getTime();
+      for (const { delivery, activity } of due) {
+        if (options.signal?.aborted) break;
+        // Renewed well before it could run out: what is left always outlasts one attempt.
+        if (leaseClock().getTime() - renewedAt > LEASE_MS / 4) {
+          if (!(await store.webhookEndpoints.renewLease(endpoint.id, owner, leaseUntil()))) break;
+          renewedAt = leaseClock().getTime();
         }
+        const attempt = await send(sender, endpoint, delivery, activity, options.clock);
+        sent.push(attempt);
+        // A failure ends the endpoint's round: its later events wait, so they do not overtake it needlessly.
+        if (!attempt.ok) break;
+      }
+      await record(store, endpoint, sent, options);
+      for (const attempt of sent) {
+        round.attempts++;
+        if (attempt.ok) round.succeeded++;
+        else round.failed++;
       }
     } finally {
       await store.webhookEndpoints.releaseLease(endpoint.id, owner);
@@ -130,42 +142,57 @@ async function inPool<T>(items: T[], size: number, fn: (item: T) => Promise<void
   await Promise.all(Array.from({ length: Math.min(size, items.length) }, lane));
 }
 
-/** One attempt: send, then record it with the delivery's and the endpoint's new state. True on a 2xx. */
-async function attempt(store: Store, sender: WebhookSender, endpoint: WebhookEndpoint, delivery: WebhookDelivery, options: DeliverOptions): Promise<boolean> {
-  const activity = await store.activities.find(delivery.orgId, delivery.activityId);
-  const startedAt = options.clock();
+interface Sent {
+  delivery: WebhookDelivery;
+  eventType: string;
+  startedAt: Date;
+  result: WebhookResult;
+  ok: boolean;
+}
+
+async function send(sender: WebhookSender, endpoint: WebhookEndpoint, delivery: WebhookDelivery, activity: Activity | undefined, clock: Clock): Promise<Sent> {
+  const startedAt = clock();
   // Activities are never deleted; a missing one is a failed attempt rather than a stuck queue.
   const result = activity
     ? await sender.send({ url: endpoint.url, secret: endpoint.secret, messageId: messageId(activity.id), body: JSON.stringify(webhookPayload(activity)) })
     : { statusCode: null, latencyMs: 0, error: 'the event no longer exists', responseExcerpt: null };
   const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-  const attempts = delivery.attempts + 1;
-  const next = ok ? null : nextAttemptAt(startedAt, attempts, options.random);
-  const at = startedAt.toISOString();
+  return { delivery, eventType: activity?.type ?? '', startedAt, result, ok };
+}
+
+/**
+ * Records a round's attempts with the deliveries' and the endpoint's new state, in one transaction (one turn
+ * at the database for a whole batch). A crash between sending and recording sends those events again later:
+ * at least once, with the same `webhook-id`.
+ */
+async function record(store: Store, endpoint: WebhookEndpoint, sent: Sent[], options: DeliverOptions): Promise<void> {
+  if (sent.length === 0) return;
+  const outcomes: AttemptOutcome[] = [];
   await store.transaction(async (tx) => {
-    await tx.webhookDeliveries.insertAttempt({
-      id: newId(),
-      orgId: delivery.orgId,
-      endpointId: endpoint.id,
-      deliveryId: delivery.id,
-      activityId: delivery.activityId,
-      eventType: activity?.type ?? '',
-      attemptedAt: at,
-      ...result,
-    });
-    await tx.webhookDeliveries.update({ ...delivery, attempts, status: ok ? 'succeeded' : next === null ? 'failed' : 'pending', nextAttemptAt: next, lastAttemptAt: at });
-    if (ok) {
-      if (endpoint.failingSince !== null) await tx.webhookEndpoints.setHealth(endpoint.id, null);
-      endpoint.failingSince = null;
-    } else {
-      const since = endpoint.failingSince ?? at;
-      const disable = startedAt.getTime() - Date.parse(since) >= DISABLE_AFTER_MS;
-      if (endpoint.failingSince === null || disable) await tx.webhookEndpoints.setHealth(endpoint.id, since, disable);
-      endpoint.failingSince = since;
+    let failingSince = endpoint.failingSince;
+    let disable = false;
+    for (const { delivery, eventType, startedAt, result, ok } of sent) {
+      const at = startedAt.toISOString();
+      const attempts = delivery.attempts + 1;
+      const next = ok ? null : nextAttemptAt(startedAt, attempts, options.random);
+      await tx.webhookDeliveries.insertAttempt({
+        id: newId(),
+        orgId: delivery.orgId,
+        endpointId: endpoint.id,
+        deliveryId: delivery.id,
+        activityId: delivery.activityId,
+        eventType,
+        attemptedAt: at,
+        ...result,
+      });
+      await tx.webhookDeliveries.update({ ...delivery, attempts, status: ok ? 'succeeded' : next === null ? 'failed' : 'pending', nextAttemptAt: next, lastAttemptAt: at });
+      outcomes.push(ok ? 'succeeded' : next === null ? 'failed' : 'retrying');
+      failingSince = ok ? null : (failingSince ?? at);
+      disable ||= failingSince !== null && startedAt.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS;
     }
+    if (failingSince !== endpoint.failingSince || disable) await tx.webhookEndpoints.setHealth(endpoint.id, failingSince, disable);
   });
-  options.observer?.attempted(ok ? 'succeeded' : next === null ? 'failed' : 'retrying', result.latencyMs / 1000);
-  return ok;
+  sent.forEach(({ result }, i) => options.observer?.attempted(outcomes[i]!, result.latencyMs / 1000));
 }
 
 /** An endpoint's attempts, newest first. */

@@ -223,8 +223,8 @@ export interface WebhookDeliveryRepo {
   insertMany(deliveries: WebhookDelivery[]): Promise<void>;
   update(delivery: WebhookDelivery): Promise<void>;
   findByActivity(orgId: string, endpointId: string, activityId: string): Promise<WebhookDelivery | undefined>;
-  /** The endpoint's pending deliveries due by `now`, in recording (id) order. */
-  due(endpointId: string, now: string, limit: number): Promise<WebhookDelivery[]>;
+  /** The endpoint's pending deliveries due by `now`, in recording (id) order, each with its activity. */
+  due(endpointId: string, now: string, limit: number): Promise<{ delivery: WebhookDelivery; activity: Activity | undefined }[]>;
   insertAttempt(attempt: WebhookAttempt): Promise<void>;
   /** The endpoint's attempts, newest first. */
   attempts(orgId: string, endpointId: string, page: PageRequest): Promise<Page<WebhookAttempt>>;

@@ -6,7 +6,7 @@ import type { ActivityRepo } from '../../domain/ports/store.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 
-const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
+export const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
   id: r.id,
   orgId: r.org_id,
   type: r.type,

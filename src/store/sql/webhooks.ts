@@ -10,6 +10,7 @@ import type { DeliveryStatus, WebhookDelivery } from '../../domain/webhook-outbo
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 import { json } from './records.ts';
+import { toActivity } from './activities.ts';
 
 /** How many due deliveries one claim looks through for endpoints to lease. */
 const CLAIM_WINDOW = 500;
@@ -168,15 +169,23 @@ export function webhookDeliveryRepo(db: Kysely<Database>): WebhookDeliveryRepo {
     },
     async due(endpointId, now, limit) {
       const rows = await db
-        .selectFrom('webhook_deliveries')
-        .selectAll()
-        .where('endpoint_id', '=', endpointId)
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .orderBy('id')
+        .selectFrom('webhook_deliveries as d')
+        .leftJoin('activities as a', 'a.id', 'd.activity_id')
+        .selectAll('d')
+        .select(['a.type as a_type', 'a.occurred_at as a_occurred_at', 'a.constituents as a_constituents'])
+        .where('d.endpoint_id', '=', endpointId)
+        .where('d.status', '=', 'pending')
+        .where('d.next_attempt_at', '<=', now)
+        .orderBy('d.id')
         .limit(limit)
         .execute();
-      return rows.map(toDelivery);
+      return rows.map((r) => ({
+        delivery: toDelivery(r),
+        activity:
+          r.a_type === null
+            ? undefined
+            : toActivity({ id: r.activity_id, org_id: r.org_id, type: r.a_type, occurred_at: r.a_occurred_at!, constituents: r.a_constituents! }),
+      }));
     },
     async insertAttempt(a) {
       await db
