@@ -1,39 +1,18 @@
 // Two Tycho processes on one PostgreSQL database, raced against each other over real sockets.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { startServer, stopServer, type ServerProcess } from '../helpers/tycho-server.ts';
 import pg from 'pg';
 import { throwawayPostgres } from '../helpers/harness.ts';
 import { valueLock } from '../../src/domain/locks.ts';
 import type { Field } from '../../src/domain/fields.ts';
 
 const KEY = 'tycho_scale_out_key_0123456789';
-const ROOT = new URL('../..', import.meta.url).pathname;
-
-function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/tycho.mjs', 'serve'], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+?) /.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]! });
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  });
-}
+const startServerOn = (databaseUrl: string) => startServer({ DATABASE_URL: databaseUrl, TYCHO_API_KEY: KEY });
 
 describe('scale-out: two processes, one PostgreSQL database', { skip: !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL is not set' }, () => {
   let database: Awaited<ReturnType<typeof throwawayPostgres>>;
-  let servers: { child: ChildProcess; url: string }[] = [];
+  let servers: ServerProcess[] = [];
   const call = async (server: number, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${servers[server]!.url}${path}`, {
       method,
@@ -48,11 +27,11 @@ describe('scale-out: two processes, one PostgreSQL database', { skip: !process.e
   before(async () => {
     database = await throwawayPostgres();
     // The first start migrates and seeds; the second joins the same database.
-    servers = [await startServer(database.url)];
-    servers.push(await startServer(database.url));
+    servers = [await startServerOn(database.url)];
+    servers.push(await startServerOn(database.url));
   });
   after(async () => {
-    await Promise.all(servers.map((s) => new Promise((resolve) => (s.child.once('exit', resolve), s.child.kill('SIGTERM')))));
+    await Promise.all(servers.map((s) => stopServer(s)));
     await database.drop();
   });
 

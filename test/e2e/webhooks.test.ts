@@ -3,48 +3,17 @@
 // database deliver each event exactly once; SIGTERM stops a delivering server cleanly.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { throwawayPostgres } from '../helpers/harness.ts';
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
+import { startServer, stopServer, type ServerProcess } from '../helpers/tycho-server.ts';
 
 const KEY = 'tycho_webhooks_e2e_key_0123456789';
-const ROOT = new URL('../..', import.meta.url).pathname;
-
-interface Server {
-  child: ChildProcess;
-  url: string;
-}
-
-function startServer(env: Record<string, string>): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/tycho.mjs', 'serve'], {
-      cwd: ROOT,
-      env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+?) /.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]! });
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  });
-}
-
-const exited = (server: Server, signal: NodeJS.Signals) =>
-  new Promise<number | null>((resolve) => {
-    server.child.once('exit', (code) => resolve(code));
-    server.child.kill(signal);
-  });
+type Server = ServerProcess;
+const startWith = (env: Record<string, string>) => startServer({ TYCHO_API_KEY: KEY, ...env });
 
 async function call(server: Server, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${server.url}${path}`, {
@@ -84,17 +53,17 @@ describe('webhooks across process deaths (SQLite file)', () => {
   it('delivers after a restart an event whose process was killed with SIGKILL right after the write committed', async () => {
     const env = { DATABASE_URL: join(dir, 'tycho.sqlite') };
     // The first process records but does not send (delivery off), then dies without any chance to clean up.
-    const first = await startServer({ ...env, TYCHO_WEBHOOK_DELIVERY: 'off' });
+    const first = await startWith({ ...env, TYCHO_WEBHOOK_DELIVERY: 'off' });
     await subscribe(first, receiver);
     const id = await createPerson(first, 'Survivor');
-    assert.equal(await exited(first, 'SIGKILL'), null);
+    assert.equal(await stopServer(first, 'SIGKILL'), null);
     assert.equal(receiver.received.length, 0);
 
-    const second = await startServer(env);
+    const second = await startWith(env);
     await receiver.waitFor(1);
     assert.equal(receiver.received[0]!.body.item.id, id);
     assert.ok(receiver.received[0]!.verified);
-    assert.equal(await exited(second, 'SIGTERM'), 0, 'SIGTERM stops a delivering server cleanly');
+    assert.equal(await stopServer(second, 'SIGTERM'), 0, 'SIGTERM stops a delivering server cleanly');
   });
 });
 
@@ -105,11 +74,11 @@ describe('webhooks with two processes on one PostgreSQL database', { skip: !proc
   before(async () => {
     database = await throwawayPostgres();
     receiver = await startReceiver();
-    servers = [await startServer({ DATABASE_URL: database.url })];
-    servers.push(await startServer({ DATABASE_URL: database.url }));
+    servers = [await startWith({ DATABASE_URL: database.url })];
+    servers.push(await startWith({ DATABASE_URL: database.url }));
   });
   after(async () => {
-    await Promise.all(servers.map((s) => exited(s, 'SIGTERM')));
+    await Promise.all(servers.map((s) => stopServer(s, 'SIGTERM')));
     await receiver.close();
     await database.drop();
   });
