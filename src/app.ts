@@ -47,6 +47,9 @@ import { unsubscribeRoutes } from './http/routes/unsubscribes.ts';
 import { agentSettingsRoutes } from './http/routes/agent-settings.ts';
 import { formRoutes } from './http/routes/forms.ts';
 import { formSubmissionRoutes } from './http/routes/form-submissions.ts';
+import { webhookEndpointRoutes } from './http/routes/webhook-endpoints.ts';
+import { webhookEventRoutes } from './http/routes/webhook-events.ts';
+import { PUBLIC_ONLY, type WebhookUrlPolicy } from './domain/webhook-urls.ts';
 import multipart from '@fastify/multipart';
 import { MULTIPART_LIMITS } from './http/uploads.ts';
 import { createDownloadSigner } from './domain/downloads.ts';
@@ -84,6 +87,8 @@ export interface AppOptions {
   journalSize?: number;
   /** Origins allowed to call the API from browsers (`*` for any); CORS is off without them. */
   corsOrigins?: readonly string[];
+  /** Which webhook endpoint URLs are accepted (public HTTPS and loopback by default). */
+  webhookUrls?: WebhookUrlPolicy;
 }
 
 export const DEFAULT_UPLOAD_LIMIT = 25 * 1024 * 1024;
@@ -132,6 +137,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock: contextualClock(baseClock),
     blobs: options.blobs,
     downloads: createDownloadSigner(options.downloadSecret),
+    webhookUrls: options.webhookUrls ?? PUBLIC_ONLY,
   };
   await app.register(downloadRoutes, deps);
   await app.register(formSubmissionRoutes, deps);
@@ -171,6 +177,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(snapshotRoutes, deps);
       await v0.register(clockRoutes, { ...deps, baseClock });
       await v0.register(journalRoutes, { ...deps, journal });
+      await v0.register(webhookEndpointRoutes, deps);
+      await v0.register(webhookEventRoutes, deps);
     },
     { prefix: '/v0' },
   );

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { checkTokenShape } from './domain/api-keys.ts';
 import type { JwtSettings } from './domain/jwt.ts';
 import type { DatabaseLocation } from './store/open-store.ts';
+import type { WebhookUrlPolicy } from './domain/webhook-urls.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -43,6 +44,10 @@ export interface Config {
   readonly blobs: BlobLocation;
   /** Origins browsers may call the API from (TYCHO_CORS_ORIGINS); empty when CORS is off. `*` allows any. */
   readonly corsOrigins: readonly string[];
+  /** Which webhook URLs endpoints may have and the sender may connect to. */
+  readonly webhookUrls: WebhookUrlPolicy;
+  /** Whether `serve` runs the webhook delivery worker (TYCHO_WEBHOOK_DELIVERY=off leaves it to other processes). */
+  readonly webhookDelivery: boolean;
 }
 
 /** `dir` undefined: a temporary directory, for a throw-away database without TYCHO_DATA_DIR. */
@@ -111,6 +116,9 @@ export const CONFIG_VARIABLES = [
   'SMTP_FROM',
   ...BLOB_ENV,
   'TYCHO_CORS_ORIGINS',
+  'TYCHO_WEBHOOK_ALLOW_HTTP',
+  'TYCHO_WEBHOOK_ALLOW_PRIVATE',
+  'TYCHO_WEBHOOK_DELIVERY',
 ] as const;
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -138,6 +146,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     mailFrom: nonEmpty(env.SMTP_FROM),
     blobs: blobLocation(env, dataDir, cwd),
     corsOrigins: corsOrigins(env.TYCHO_CORS_ORIGINS),
+    webhookUrls: { allowHttp: onOff(env, 'TYCHO_WEBHOOK_ALLOW_HTTP', false), allowPrivate: onOff(env, 'TYCHO_WEBHOOK_ALLOW_PRIVATE', false) },
+    webhookDelivery: onOff(env, 'TYCHO_WEBHOOK_DELIVERY', true),
   });
 }
 
@@ -235,6 +245,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = nonEmpty(env[name])?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (raw !== 'on' && raw !== 'off') throw new ConfigError(name, `must be "on" or "off", got "${env[name]}"`);
+  return raw === 'on';
 }
 
 /** RATE_LIMITS=off switches limiting off; RATE_LIMIT_READS / RATE_LIMIT_WRITES set the budgets per second. */

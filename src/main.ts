@@ -14,9 +14,13 @@ import { systemClock, timestamp } from './domain/clock.ts';
 import { smtpMailer } from './mail.ts';
 import { SingleBar, Presets } from 'cli-progress';
 import { sweepDueWork } from './domain/org-clock.ts';
+import { DUE_WORK } from './domain/due-work.ts';
+import { deliverDue } from './domain/webhook-delivery.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 import type { Store } from './domain/ports/store.ts';
 import type { BlobStore } from './domain/ports/blob-store.ts';
+import { httpWebhookSender } from './webhook-sender.ts';
+import { startDeliveryWorker, type DeliveryWorker } from './webhook-worker.ts';
 
 class UsageError extends Error {}
 
@@ -514,12 +518,23 @@ async function serve(config: Config): Promise<number> {
       .finally(() => (sending = undefined));
   }, PROGRAM_SEND_INTERVAL_MS);
   sender.unref();
+  // Webhook deliveries, unless other processes are left to send them (TYCHO_WEBHOOK_DELIVERY=off).
+  const webhookSender = httpWebhookSender(config.webhookUrls);
+  // Advancing an organization's clock sends the deliveries that fell due on it before it answers.
+  DUE_WORK.webhook_deliveries = (store, { orgId, now }) => deliverDue(store, webhookSender, { clock: () => now, orgId });
+  const worker: DeliveryWorker | undefined = config.webhookDelivery
+    ? startDeliveryWorker(runtime.store, webhookSender, {
+        observer: app.deliveryObserver,
+        onError: (error) => app.log.error({ err: error }, 'webhook delivery round failed'),
+      })
+    : undefined;
   const stopSweep = async () => {
     clearInterval(sweep);
     clearInterval(sender);
     await sweeping;
     await sending;
     mailer?.close();
+    await worker?.stop();
   };
   let stopped!: (code: number) => void;
   const done = new Promise<number>((resolve) => (stopped = resolve));

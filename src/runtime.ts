@@ -100,5 +100,6 @@ export function appOptions(runtime: Runtime, config: Config): AppOptions {
     logLevel: config.logLevel,
     journalSize: config.journalSize,
     corsOrigins: config.corsOrigins,
+    webhookUrls: config.webhookUrls,
   };
 }

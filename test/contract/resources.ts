@@ -325,4 +325,16 @@ export const RESOURCES: ResourceContract[] = [
       { name: 'delete', method: 'DELETE', path: (id) => `/v0/forms/${id}` },
     ],
   },
+  {
+    name: 'webhook endpoints',
+    create: async (h, key) => (await created(h, '/v0/webhook_endpoints', json({ url: `https://hooks.example.com/${unique('hook').replace(/\W/g, '-')}` }), key)).id,
+    retrieve: (id) => `/v0/webhook_endpoints/${id}`,
+    list: { path: '/v0/webhook_endpoints', order: 'oldest first' },
+    creates: [{ name: 'create', method: 'POST', path: '/v0/webhook_endpoints', payload: json({ url: 'https://hooks.example.com/refused' }) }],
+    writes: [
+      { name: 'update', method: 'PATCH', path: (id) => `/v0/webhook_endpoints/${id}`, payload: json({ status: 'disabled' }) },
+      { name: 're-send (extension)', method: 'POST', path: (id) => `/v0/tycho/webhook_endpoints/${id}/deliveries`, payload: json({ event_id: 'msg_unknown' }) },
+      { name: 'delete', method: 'DELETE', path: (id) => `/v0/webhook_endpoints/${id}` },
+    ],
+  },
 ];

@@ -6,7 +6,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveTycho, tycho } from '../helpers/tycho-cli.ts';
+import { tycho } from '../helpers/tycho-cli.ts';
+import { startServer } from '../helpers/tycho-server.ts';
 import { bodyOf, header, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 
 const KEY = 'tycho_marketing_cli_key_0123456789';
@@ -43,7 +44,7 @@ describe('marketing from the command line', () => {
   });
 
   it('serve with SMTP_URL sends an accepted message over SMTP', async () => {
-    const started = await serveTycho({ ...env, LOG_LEVEL: 'warn', SMTP_URL: smtp.url, SMTP_FROM: 'Acme <hello@acme.test>' });
+    const started = await startServer({ ...env, SMTP_URL: smtp.url, SMTP_FROM: 'Acme <hello@acme.test>' });
     server = started.child;
     const { url } = started;
     const arrived = smtp.next();

@@ -1,10 +1,9 @@
 // Two Tycho processes on one PostgreSQL database, raced against each other over real sockets.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
+import { startServer, stopServer, type ServerProcess } from '../helpers/tycho-server.ts';
 import pg from 'pg';
 import { throwawayPostgres } from '../helpers/harness.ts';
-import { serveTycho } from '../helpers/tycho-cli.ts';
 import { sharedS3Server } from '../helpers/s3-server.ts';
 import { loadConfig, type S3Location } from '../../src/config.ts';
 import { s3BlobStore } from '../../src/store/s3-blob-store.ts';
@@ -16,15 +15,12 @@ import { createApiKey, revokeApiKey } from '../../src/domain/api-keys.ts';
 const KEY = 'tycho_scale_out_key_0123456789';
 
 /** A `tycho serve` on the database (and `env`); `output()` is what it has printed so far. */
-const startServer = (databaseUrl: string, env: Record<string, string> = {}) =>
-  serveTycho({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', ...env });
-
-const stopServers = (servers: { child: ChildProcess }[]) =>
-  Promise.all(servers.map((s) => new Promise((resolve) => (s.child.once('exit', resolve), s.child.kill('SIGTERM')))));
+const startServerOn = (databaseUrl: string, env: Record<string, string> = {}) => startServer({ DATABASE_URL: databaseUrl, TYCHO_API_KEY: KEY, ...env });
+const stopServers = (servers: ServerProcess[]) => Promise.all(servers.map((s) => stopServer(s)));
 
 describe('scale-out: two processes, one PostgreSQL database', { skip: !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL is not set' }, () => {
   let database: Awaited<ReturnType<typeof throwawayPostgres>>;
-  let servers: { child: ChildProcess; url: string; output(): string }[] = [];
+  let servers: ServerProcess[] = [];
   const call = async (server: number, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${servers[server]!.url}${path}`, {
       method,
@@ -39,8 +35,8 @@ describe('scale-out: two processes, one PostgreSQL database', { skip: !process.e
   before(async () => {
     database = await throwawayPostgres();
     // The first start migrates and seeds; the second joins the same database.
-    servers = [await startServer(database.url)];
-    servers.push(await startServer(database.url));
+    servers = [await startServerOn(database.url)];
+    servers.push(await startServerOn(database.url));
   });
   after(async () => {
     await stopServers(servers);
@@ -203,15 +199,15 @@ async function waitFor(ready: () => boolean): Promise<void> {
 
 describe('scale-out: two processes share uploads through an S3-compatible bucket', { skip: !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL is not set' }, () => {
   let database: Awaited<ReturnType<typeof throwawayPostgres>>;
-  let servers: { child: ChildProcess; url: string; output(): string }[] = [];
+  let servers: ServerProcess[] = [];
   let bucket: Record<string, string>;
   const headers = { authorization: `Bearer ${KEY}` };
 
   before(async () => {
     database = await throwawayPostgres();
     bucket = await (await sharedS3Server()).bucketEnv();
-    servers = [await startServer(database.url, bucket)];
-    servers.push(await startServer(database.url, bucket));
+    servers = [await startServerOn(database.url, bucket)];
+    servers.push(await startServerOn(database.url, bucket));
   });
   after(async () => {
     await stopServers(servers);

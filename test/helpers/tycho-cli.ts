@@ -1,6 +1,6 @@
 // Runs the `tycho` command as an operator would: a real process, only the given environment (plus PATH and
 // the like), to completion.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -32,23 +32,5 @@ export function tycho(args: string[], env: Record<string, string>): Promise<CliR
       clearTimeout(guard);
       resolve({ code, stdout, stderr });
     });
-  });
-}
-
-/** `tycho serve` started with the environment plus `env`, resolved once it listens (its base URL with it). */
-export function serveTycho(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output(): string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/tycho.mjs', 'serve'], { cwd: ROOT, env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+?) /.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]!, output: () => output });
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   });
 }

@@ -18,6 +18,9 @@ import type { Page, PageRequest } from '../pagination.ts';
 import type { Meeting } from '../meetings.ts';
 import type { CallRecord } from '../calls.ts';
 import type { View } from '../views.ts';
+import type { WebhookEndpoint } from '../webhook-endpoints.ts';
+import type { WebhookAttempt } from '../webhook-delivery.ts';
+import type { WebhookDelivery } from '../webhook-outbox.ts';
 import type { Program, ProgramMetrics, ProgramTemplate } from '../programs.ts';
 import type { DeliveryEvent, ProgramMessage } from '../program-messages.ts';
 import type { Unsubscribe } from '../unsubscribes.ts';
@@ -117,6 +120,8 @@ export interface ActivityRepo {
   /** A page of the feed, newest first (by occurred_at, then id). */
   list(orgId: string, query: ActivityQuery, page: PageRequest): Promise<Page<Activity>>;
   find(orgId: string, id: string): Promise<Activity | undefined>;
+  /** A page of the organization's activities in recording (id) order, oldest first; `types` narrows them. */
+  inOrder(orgId: string, types: string[] | undefined, page: PageRequest): Promise<Page<Activity>>;
 }
 
 /** A collection with its fields (creation order) and the funnels of its stage fields. */
@@ -242,6 +247,55 @@ export interface FormRepo extends RecordRepo<Form> {
   findById(id: string): Promise<Form | undefined>;
 }
 
+/** Endpoints with work due, leased to one process (`owner`) until `leaseUntil` (times on the lease clock). */
+export interface LeaseClaim {
+  /** Deliveries due by this time count (the delivery clock). */
+  now: string;
+  orgId?: string;
+  owner: string;
+  leaseNow: string;
+  leaseUntil: string;
+  limit: number;
+}
+
+/** Webhook endpoints and their subscriptions (kept for lookups by event type), plus the delivery leases. */
+export interface WebhookEndpointRepo {
+  insert(endpoint: WebhookEndpoint): Promise<void>;
+  /** Saves everything but the secret and the lease. */
+  update(endpoint: WebhookEndpoint): Promise<void>;
+  /** Removes the endpoint with its subscriptions, deliveries and attempts. */
+  delete(orgId: string, id: string): Promise<void>;
+  find(orgId: string, id: string): Promise<WebhookEndpoint | undefined>;
+  /** In creation order. */
+  list(orgId: string, page: PageRequest): Promise<Page<WebhookEndpoint>>;
+  /** Ids of the organization's enabled endpoints subscribed to `eventType` (one index range scan). */
+  subscribed(orgId: string, eventType: string): Promise<string[]>;
+  /**
+   * Leases up to `limit` enabled endpoints that have deliveries due and no live lease, and returns them. Rows
+   * another process is leasing at the same moment are skipped, never waited for.
+   */
+  claimDue(claim: LeaseClaim): Promise<WebhookEndpoint[]>;
+  /** Extends `owner`'s lease; false when the lease was lost (expired and taken by another process). */
+  renewLease(id: string, owner: string, leaseUntil: string): Promise<boolean>;
+  releaseLease(id: string, owner: string): Promise<void>;
+  /** Records the endpoint's failure state, and disables it when `disable` is set. */
+  setHealth(id: string, failingSince: string | null, disable?: boolean): Promise<void>;
+}
+
+/** The webhook outbox and its attempt log. */
+export interface WebhookDeliveryRepo {
+  insertMany(deliveries: WebhookDelivery[]): Promise<void>;
+  update(delivery: WebhookDelivery): Promise<void>;
+  findByActivity(orgId: string, endpointId: string, activityId: string): Promise<WebhookDelivery | undefined>;
+  /** The endpoint's pending deliveries due by `now`, in recording (id) order, each with its activity. */
+  due(endpointId: string, now: string, limit: number): Promise<{ delivery: WebhookDelivery; activity: Activity | undefined }[]>;
+  insertAttempt(attempt: WebhookAttempt): Promise<void>;
+  /** The endpoint's attempts, newest first. */
+  attempts(orgId: string, endpointId: string, page: PageRequest): Promise<Page<WebhookAttempt>>;
+  /** Pending deliveries of every organization (the queue depth). */
+  pendingCount(): Promise<number>;
+}
+
 export type LockMode = 'exclusive' | 'shared';
 
 export interface Store {
@@ -268,6 +322,8 @@ export interface Store {
   readonly views: RecordRepo<View, 'collectionId'>;
   readonly search: SearchRepo;
   readonly settings: SettingsRepo;
+  readonly webhookEndpoints: WebhookEndpointRepo;
+  readonly webhookDeliveries: WebhookDeliveryRepo;
   readonly programs: RecordRepo<Program>;
   readonly programTemplates: ProgramTemplateRepo;
   readonly programMessages: ProgramMessageRepo;

@@ -1,9 +1,17 @@
 // Operations: one structured access-log line per request (request id, organization, route, status, latency)
 // and Prometheus metrics at /metrics — requests by route and status, a latency histogram, and the database
-// pool's usage.
+// pool's usage; and the webhook deliveries: attempts by outcome, their latency, and the queue depth.
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Store } from '../../domain/ports/store.ts';
+import type { DeliveryObserver } from '../../domain/webhook-delivery.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Feeds the webhook delivery metrics; the delivery worker reports each attempt to it. */
+    deliveryObserver: DeliveryObserver;
+  }
+}
 
 export function registerObservability(app: FastifyInstance, store: Store): void {
   const registry = new Registry();
@@ -31,6 +39,33 @@ export function registerObservability(app: FastifyInstance, store: Store): void 
       for (const [state, value] of Object.entries(stats)) this.set({ state }, value);
     },
   });
+
+  const deliveries = new Counter({
+    name: 'tycho_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome (succeeded, retrying: failed with a retry scheduled, failed: no retry left)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const attemptLatency = new Histogram({
+    name: 'tycho_webhook_attempt_duration_seconds',
+    help: 'Webhook delivery attempt latency, until the answer or the failure',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'tycho_webhook_queue_depth',
+    help: 'Webhook deliveries pending (due now or waiting for a retry), in every organization',
+    registers: [registry],
+    async collect() {
+      this.set(await store.webhookDeliveries.pendingCount());
+    },
+  });
+  app.decorate('deliveryObserver', {
+    attempted(outcome, seconds) {
+      deliveries.inc({ outcome });
+      attemptLatency.observe(seconds);
+    },
+  } satisfies DeliveryObserver);
 
   app.addHook('onResponse', async (request, reply) => {
     // Unknown URLs share one label, so scanners cannot grow the series without bound.

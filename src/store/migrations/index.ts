@@ -14,6 +14,8 @@ import * as views from './0010-views.ts';
 import * as programs from './0011-programs.ts';
 import * as unsubscribes from './0012-unsubscribes.ts';
 import * as forms from './0013-forms.ts';
+import * as webhooks from './0014-webhooks.ts';
+import * as webhookDeliveries from './0015-webhook-deliveries.ts';
 import * as toolkit from './0016-toolkit.ts';
 import * as requestJournal from './0017-request-journal.ts';
 
@@ -33,6 +35,8 @@ const MIGRATIONS: Record<string, Step> = {
   '0011-programs': programs,
   '0012-unsubscribes': unsubscribes,
   '0013-forms': forms,
+  '0014-webhooks': webhooks,
+  '0015-webhook-deliveries': webhookDeliveries,
   '0016-toolkit': toolkit,
   '0017-request-journal': requestJournal,
 };

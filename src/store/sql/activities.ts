@@ -8,7 +8,7 @@ import { fetchPage } from './keyset.ts';
 import { writeTogether } from './write-together.ts';
 import type { Engine } from './sql-store.ts';
 
-const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
+export const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
   id: r.id,
   orgId: r.org_id,
   type: r.type,
@@ -94,6 +94,12 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writabl
     async find(orgId, id) {
       const row = await db.selectFrom('activities').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
       return row && toActivity(row);
+    },
+    async inOrder(orgId, types, page) {
+      let q = db.selectFrom('activities as a').selectAll('a').where('a.org_id', '=', orgId);
+      if (types) q = types.length > 0 ? q.where('a.type', 'in', types) : q.where(sql<boolean>`1 = 0`);
+      const result = await fetchPage(q, [{ column: 'a.id', desc: false }], page, (r) => ({ key: [], id: r.id }));
+      return mapPage(result, toActivity);
     },
   };
 }

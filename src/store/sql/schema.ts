@@ -344,6 +344,51 @@ export interface FormsTable {
   updated_at: string;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  org_id: string;
+  url: string;
+  status: string;
+  /** `whsec_` + base64 of the signing key. */
+  secret: string;
+  /** JSON array of `{id, event_type}`, in the order given. */
+  subscriptions: string;
+  failing_since: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookSubscriptionsTable {
+  org_id: string;
+  event_type: string;
+  endpoint_id: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  org_id: string;
+  endpoint_id: string;
+  activity_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  org_id: string;
+  endpoint_id: string;
+  delivery_id: string;
+  attempted_at: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -366,6 +411,10 @@ export interface Database {
   meetings: MeetingsTable;
   calls: CallsTable;
   views: ViewsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   programs: ProgramsTable;
   program_templates: ProgramTemplatesTable;
   program_messages: ProgramMessagesTable;

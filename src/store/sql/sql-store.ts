@@ -27,6 +27,7 @@ import { formRepo } from './forms.ts';
 import { orgStateRepo } from './org-state.ts';
 import { clockRepo, idempotencyRepo, snapshotRepo } from './toolkit.ts';
 import { journalRepo } from './journal.ts';
+import { webhookDeliveryRepo, webhookEndpointRepo } from './webhooks.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -110,6 +111,8 @@ export class SqlStore implements Store {
   readonly snapshots;
   readonly idempotency;
   readonly journal;
+  readonly webhookEndpoints;
+  readonly webhookDeliveries;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -148,6 +151,8 @@ export class SqlStore implements Store {
     this.snapshots = snapshotRepo(db);
     this.idempotency = idempotencyRepo(db);
     this.journal = journalRepo(db);
+    this.webhookEndpoints = webhookEndpointRepo(db, engine.name === 'postgres');
+    this.webhookDeliveries = webhookDeliveryRepo(db);
   }
 
   async transaction<T>(fn: (tx: Store) => Promise<T>, schemaOf?: string): Promise<T> {

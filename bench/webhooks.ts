@@ -1,0 +1,120 @@
+// `npm run bench:webhooks`: item creates through `tycho serve` with no webhook endpoint, then with one
+// endpoint subscribed to activity/item_created on a loopback receiver; prints req/s and latency of both runs
+// and the delivery lag (receipt time minus the event's occurred_at) at p50 / p99 / max.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10' },
+    database: { type: 'string', default: '' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (args.help) {
+  console.log('Usage: npm run bench:webhooks -- [--duration SECONDS] [--connections N] [--database postgres://…]');
+  process.exit(0);
+}
+const duration = Number(args.duration);
+const connections = Number(args.connections);
+const KEY = 'tycho_bench_key_0123456789';
+const ROOT = new URL('..', import.meta.url).pathname;
+const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+
+function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/tycho.mjs', 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+?) /.exec(output);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`tycho serve exited with ${code}:\n${output}`)));
+  });
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+
+/** Item creates for `duration` seconds: as fast as `connections` allow, or at `rate` per second overall. */
+async function creates(url: string, label: string, rate?: number) {
+  let counter = 0;
+  const result = await autocannon({
+    url,
+    connections,
+    duration,
+    ...(rate !== undefined ? { overallRate: rate } : {}),
+    requests: [
+      {
+        method: 'POST',
+        path: '/v0/collections/people/items',
+        headers: auth,
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ values: { name: { type: 'value/text/single_line', data: `${label} ${counter++}` } } }) }),
+      },
+    ],
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, created: result['2xx'], failed: result.non2xx + result.errors };
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'tycho-bench-webhooks-'));
+  const database = args.database || join(dir, 'bench.sqlite');
+  const lags: number[] = [];
+  const receiver = fork(join(ROOT, 'bench/webhook-receiver.ts'), { execArgv: ['--import', 'tsx'] });
+  const port = await new Promise<number>((resolve) =>
+    receiver.on('message', (message: { port?: number; lag?: number }) => {
+      if (message.port !== undefined) resolve(message.port);
+      if (message.lag !== undefined) lags.push(message.lag);
+    }),
+  );
+  const server = await start({ DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', TYCHO_DATA_DIR: dir });
+  try {
+    const without = await creates(server.url, 'Plain');
+    const endpoint = await fetch(`${server.url}/v0/webhook_endpoints`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, subscriptions: [{ event_type: 'activity/item_created' }] }),
+    });
+    if (endpoint.status !== 201) throw new Error(`creating the endpoint: ${endpoint.status} ${await endpoint.text()}`);
+    const endpointId = ((await endpoint.json()) as { id: string }).id;
+    const lagOf = async (run: { created: number }) => {
+      // Every created item is one delivery: wait until all have arrived (the backlog, if any, drains).
+      const drainStarted = Date.now();
+      while (lags.length < run.created && Date.now() - drainStarted < 120_000) await sleep(20);
+      const sorted = lags.splice(0).sort((a, b) => a - b);
+      return `${sorted.length} of ${run.created} delivered; lag (receipt − occurred_at) p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
+    };
+    const withHook = await creates(server.url, 'Hooked');
+    const saturatedLag = await lagOf(withHook);
+    // A sustained load the server can carry: half the throughput it reached without webhooks.
+    const rate = Math.max(1, Math.round(without.rps / 2));
+    const sustained = await creates(server.url, 'Sustained', rate);
+    const sustainedLag = await lagOf(sustained);
+    const attempts = (await (await fetch(`${server.url}/v0/tycho/webhook_endpoints/${endpointId}/attempts?limit=100`, { headers: auth })).json()) as { data: { latency_ms: number }[] };
+    const attemptLatency = attempts.data.map((a) => a.latency_ms).sort((a, b) => a - b);
+    const engine = database.startsWith('postgres') ? 'PostgreSQL' : 'SQLite';
+    console.log(`\nWebhooks benchmark — ${engine}, one process, ${connections} connections, ${duration} s per run`);
+    console.log(`${'run'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}`);
+    const runs = [
+      ['create item, no endpoint (saturating)', without],
+      ['create item, 1 endpoint (saturating)', withHook],
+      [`create item, 1 endpoint (${rate}/s sustained)`, sustained],
+    ] as const;
+    for (const [name, r] of runs) console.log(`${name.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)}`);
+    console.log(`throughput with the endpoint: ${((withHook.rps / without.rps) * 100).toFixed(0)} % of the figure without`);
+    console.log(`saturating: ${saturatedLag}`);
+    console.log(`sustained:  ${sustainedLag}; attempt latency (last 100) p50 ${percentile(attemptLatency, 50)} ms, p99 ${percentile(attemptLatency, 99)} ms`);
+  } finally {
+    await new Promise((resolve) => (server.child.once('exit', resolve), server.child.kill('SIGTERM')));
+    receiver.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

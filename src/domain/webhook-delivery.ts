@@ -1,0 +1,225 @@
+// Webhook delivery: the rules of sending from the outbox (webhook-outbox.ts).
+//
+// - `deliverDue` sends what is due at the time `clock` says, and is all a worker loop needs. Each endpoint is
+//   leased to one process at a time (`claimDue`), which sends its due deliveries in recording order and stops
+//   at the first failure, so one endpoint's events go out in order and a dead endpoint costs one request per
+//   round. A lease outlives the longest attempt and is renewed as the round goes on; a crashed process's lease
+//   expires and another process takes over.
+// - A failed attempt is retried on the Standard Webhooks / Svix schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
+//   10 h after the first attempt, each ±10 % jitter), then the delivery is `failed`. An endpoint that has
+//   failed every attempt for five days is disabled.
+import { systemClock, type Clock } from './clock.ts';
+import { invalidAt } from './errors.ts';
+import { newId } from './ids.ts';
+import type { Page, PageRequest } from './pagination.ts';
+import type { Store } from './ports/store.ts';
+import type { WebhookResult, WebhookSender } from './ports/webhook-sender.ts';
+import type { Activity } from './activity.ts';
+import { activityIdOf, messageId, webhookPayload } from './webhook-events.ts';
+import { getEndpoint, type WebhookEndpoint } from './webhook-endpoints.ts';
+import { DUE_AT_ONCE, pendingDelivery, type WebhookDelivery } from './webhook-outbox.ts';
+
+export interface WebhookAttempt {
+  id: string;
+  orgId: string;
+  endpointId: string;
+  deliveryId: string;
+  /** The event sent (its activity) and its type. */
+  activityId: string;
+  eventType: string;
+  attemptedAt: string;
+  /** The receiver's status code; null when no answer came (refused, timed out, not allowed). */
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+/** The waits before attempts 2…8, in milliseconds. */
+export const RETRY_SCHEDULE_MS = [5e3, 5 * 60e3, 30 * 60e3, 2 * 3600e3, 5 * 3600e3, 10 * 3600e3, 10 * 3600e3] as const;
+/** Each wait is stretched or shortened by up to this fraction, so retries of many deliveries spread out. */
+export const RETRY_JITTER = 0.1;
+/** An endpoint whose every attempt has failed for this long is disabled. */
+export const DISABLE_AFTER_MS = 5 * 24 * 3600e3;
+/** Deliveries sent to one endpoint per round: large enough to keep up with a burst in a few database turns. */
+export const DELIVERY_BATCH = 500;
+/** How long a process owns an endpoint: beyond the longest attempt (30 s) with margin; renewed per attempt. */
+export const LEASE_MS = 120e3;
+
+/** When the attempt after `attempts` failed ones is due, or null when none is left. */
+export function nextAttemptAt(failedAt: Date, attempts: number, random: () => number = Math.random): string | null {
+  const wait = RETRY_SCHEDULE_MS[attempts - 1];
+  if (wait === undefined) return null;
+  const jitter = 1 + (random() * 2 - 1) * RETRY_JITTER;
+  return new Date(failedAt.getTime() + Math.round(wait * jitter)).toISOString();
+}
+
+export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed';
+
+/** Told about every attempt (metrics). */
+export interface DeliveryObserver {
+  attempted(outcome: AttemptOutcome, seconds: number): void;
+}
+
+export interface DeliverOptions {
+  /** The delivery clock: what is due, attempt times and retry times. */
+  clock: Clock;
+  /** Only this organization's deliveries (for a per-organization clock). */
+  orgId?: string;
+  /** Who holds the leases this call takes; unique per process. */
+  owner?: string;
+  /** The clock of leases, which expire in real time whatever the delivery clock says. */
+  leaseClock?: Clock;
+  /** Endpoints served in this call. */
+  endpoints?: number;
+  /** Requests in flight at once. */
+  concurrency?: number;
+  /** Deliveries sent to one endpoint in this call. */
+  batch?: number;
+  random?: () => number;
+  observer?: DeliveryObserver;
+  /** Once aborted, no further attempt starts (those in flight finish). */
+  signal?: AbortSignal;
+}
+
+export interface DeliveryRound {
+  attempts: number;
+  succeeded: number;
+  failed: number;
+}
+
+/** Sends every delivery due by `clock` (up to the limits) and records each attempt. */
+export async function deliverDue(store: Store, sender: WebhookSender, options: DeliverOptions): Promise<DeliveryRound> {
+  const leaseClock = options.leaseClock ?? systemClock;
+  const owner = options.owner ?? newId();
+  const leaseUntil = () => new Date(leaseClock().getTime() + LEASE_MS).toISOString();
+  const endpoints = await store.webhookEndpoints.claimDue({
+    now: options.clock().toISOString(),
+    ...(options.orgId !== undefined ? { orgId: options.orgId } : {}),
+    owner,
+    leaseNow: leaseClock().toISOString(),
+    leaseUntil: leaseUntil(),
+    limit: options.endpoints ?? 100,
+  });
+  const round: DeliveryRound = { attempts: 0, succeeded: 0, failed: 0 };
+  const drain = async (endpoint: WebhookEndpoint) => {
+    try {
+      const due = await store.webhookDeliveries.due(endpoint.id, options.clock().toISOString(), options.batch ?? DELIVERY_BATCH);
+      const sent: Sent[] = [];
+      let renewedAt = leaseClock().getTime();
+      for (const { delivery, activity } of due) {
+        if (options.signal?.aborted) break;
+        // Renewed well before it could run out: what is left always outlasts one attempt.
+        if (leaseClock().getTime() - renewedAt > LEASE_MS / 4) {
+          if (!(await store.webhookEndpoints.renewLease(endpoint.id, owner, leaseUntil()))) break;
+          renewedAt = leaseClock().getTime();
+        }
+        const attempt = await send(sender, endpoint, delivery, activity, options.clock);
+        sent.push(attempt);
+        // A failure ends the endpoint's round: its later events wait, so they do not overtake it needlessly.
+        if (!attempt.ok) break;
+      }
+      await record(store, endpoint, sent, options);
+      for (const attempt of sent) {
+        round.attempts++;
+        if (attempt.ok) round.succeeded++;
+        else round.failed++;
+      }
+    } finally {
+      await store.webhookEndpoints.releaseLease(endpoint.id, owner);
+    }
+  };
+  await inPool(endpoints, options.concurrency ?? 8, drain);
+  return round;
+}
+
+/** Runs `fn` over `items` with at most `size` calls in flight. */
+async function inPool<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, lane));
+}
+
+interface Sent {
+  delivery: WebhookDelivery;
+  eventType: string;
+  startedAt: Date;
+  result: WebhookResult;
+  ok: boolean;
+}
+
+async function send(sender: WebhookSender, endpoint: WebhookEndpoint, delivery: WebhookDelivery, activity: Activity | undefined, clock: Clock): Promise<Sent> {
+  const startedAt = clock();
+  // Activities are never deleted; a missing one is a failed attempt rather than a stuck queue.
+  const result = activity
+    ? await sender.send({ url: endpoint.url, secret: endpoint.secret, messageId: messageId(activity.id), body: JSON.stringify(webhookPayload(activity)) })
+    : { statusCode: null, latencyMs: 0, error: 'the event no longer exists', responseExcerpt: null };
+  const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+  return { delivery, eventType: activity?.type ?? '', startedAt, result, ok };
+}
+
+/**
+ * Records a round's attempts with the deliveries' and the endpoint's new state, in one transaction (one turn
+ * at the database for a whole batch). A crash between sending and recording sends those events again later:
+ * at least once, with the same `webhook-id`.
+ */
+async function record(store: Store, endpoint: WebhookEndpoint, sent: Sent[], options: DeliverOptions): Promise<void> {
+  if (sent.length === 0) return;
+  const outcomes: AttemptOutcome[] = [];
+  await store.transaction(async (tx) => {
+    let failingSince = endpoint.failingSince;
+    let disable = false;
+    for (const { delivery, eventType, startedAt, result, ok } of sent) {
+      const at = startedAt.toISOString();
+      const attempts = delivery.attempts + 1;
+      const next = ok ? null : nextAttemptAt(startedAt, attempts, options.random);
+      await tx.webhookDeliveries.insertAttempt({
+        id: newId(),
+        orgId: delivery.orgId,
+        endpointId: endpoint.id,
+        deliveryId: delivery.id,
+        activityId: delivery.activityId,
+        eventType,
+        attemptedAt: at,
+        ...result,
+      });
+      await tx.webhookDeliveries.update({ ...delivery, attempts, status: ok ? 'succeeded' : next === null ? 'failed' : 'pending', nextAttemptAt: next, lastAttemptAt: at });
+      outcomes.push(ok ? 'succeeded' : next === null ? 'failed' : 'retrying');
+      failingSince = ok ? null : (failingSince ?? at);
+      disable ||= failingSince !== null && startedAt.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS;
+    }
+    if (failingSince !== endpoint.failingSince || disable) await tx.webhookEndpoints.setHealth(endpoint.id, failingSince, disable);
+  });
+  sent.forEach(({ result }, i) => options.observer?.attempted(outcomes[i]!, result.latencyMs / 1000));
+}
+
+/** An endpoint's attempts, newest first. */
+export async function listAttempts(store: Store, orgId: string, endpointId: string, page: PageRequest): Promise<Page<WebhookAttempt>> {
+  await getEndpoint(store, orgId, endpointId);
+  return store.webhookDeliveries.attempts(orgId, endpointId, page);
+}
+
+/**
+ * Sends an event (by message id `msg_…` or activity id) to an endpoint again, as soon as possible and with a
+ * fresh retry schedule, whether it was delivered, failed or never sent there; the `webhook-id` stays the same.
+ */
+export async function resendEvent(store: Store, orgId: string, endpointId: string, eventId: string): Promise<WebhookDelivery> {
+  return store.transaction(async (tx) => {
+    await getEndpoint(tx, orgId, endpointId);
+    const activityId = activityIdOf(eventId);
+    if (!(await tx.activities.find(orgId, activityId))) {
+      throw invalidAt('/event_id', `event_id must be the id of an event of this organization (msg_…, as webhook-id and the event feed show it); got "${eventId}"`);
+    }
+    const current = await tx.webhookDeliveries.findByActivity(orgId, endpointId, activityId);
+    if (!current) {
+      const delivery = pendingDelivery(orgId, endpointId, activityId);
+      await tx.webhookDeliveries.insertMany([delivery]);
+      return delivery;
+    }
+    const again: WebhookDelivery = { ...current, status: 'pending', attempts: 0, nextAttemptAt: DUE_AT_ONCE };
+    await tx.webhookDeliveries.update(again);
+    return again;
+  });
+}

@@ -1,0 +1,39 @@
+// /v0/tycho/events: Tycho's pollable event feed — the events webhooks carry, with the same ids and bodies, in
+// recording order, so a consumer that was down can catch up with a cursor instead of webhooks.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ACTIVITY_TYPES } from '../../domain/activity.ts';
+import { listEvents } from '../../domain/webhook-events.ts';
+import { ErrorEnvelope, ListOf, PageQuery } from '../schemas/common.ts';
+import { EventWire, renderEvent } from '../schemas/webhooks.ts';
+import type { RouteDeps } from '../route-deps.ts';
+
+const EventType = Type.Union(ACTIVITY_TYPES.map((t) => Type.Literal(t)), { errorMessage: `must be one of: ${ACTIVITY_TYPES.join(', ')}` });
+
+const EventsQuery = Type.Object({
+  ...PageQuery.properties,
+  event_type: Type.Optional(Type.Object({ in: Type.Optional(Type.Array(EventType)), eq: Type.Optional(EventType) })),
+});
+
+export const webhookEventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing }) => {
+  app.get(
+    '/tycho/events',
+    {
+      schema: {
+        summary: 'Poll the event feed',
+        description:
+          'Tycho extension: the events webhooks carry (id = `webhook-id`, payload = webhook body), oldest first in recording order; follow `meta.cursors.next` (the `after` cursor) to catch up. `event_type[eq]` or `event_type[in][]` narrow it.',
+        tags: ['Tycho extensions'],
+        querystring: EventsQuery,
+        response: { 200: ListOf(EventWire), 400: ErrorEnvelope },
+      },
+    },
+    async (req) => {
+      const { after, before, limit, event_type } = req.query;
+      const types = event_type?.eq === undefined ? event_type?.in : (event_type.in ?? [event_type.eq]).filter((t) => t === event_type.eq);
+      // The cursor belongs to the feed as filtered.
+      const list = types === undefined ? 'events' : `events?types=${[...types].sort().join(',')}`;
+      return listing.envelope(req, list, await listEvents(store, req.principal.orgId, types, listing.page(req, { after, before, limit }, list)), renderEvent);
+    },
+  );
+};

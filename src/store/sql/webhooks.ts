@@ -1,0 +1,238 @@
+// Webhook endpoints (with a row per subscribed event type for the outbox's lookup), the delivery outbox, its
+// attempt log, and the endpoint leases that let several processes share the sending. On PostgreSQL a claim
+// skips endpoint rows another process is claiming (FOR UPDATE SKIP LOCKED); SQLite has one writer at a time.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { mapPage } from '../../domain/pagination.ts';
+import type { WebhookDeliveryRepo, WebhookEndpointRepo } from '../../domain/ports/store.ts';
+import type { EndpointStatus, WebhookEndpoint } from '../../domain/webhook-endpoints.ts';
+import type { WebhookAttempt } from '../../domain/webhook-delivery.ts';
+import type { DeliveryStatus, WebhookDelivery } from '../../domain/webhook-outbox.ts';
+import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.ts';
+import { fetchPage } from './keyset.ts';
+import { json } from './records.ts';
+import { toActivity } from './activities.ts';
+
+/** How many due deliveries one claim looks through for endpoints to lease. */
+const CLAIM_WINDOW = 500;
+
+const toEndpoint = (r: Selectable<WebhookEndpointsTable>): WebhookEndpoint => ({
+  id: r.id,
+  orgId: r.org_id,
+  url: r.url,
+  status: r.status as EndpointStatus,
+  secret: r.secret,
+  subscriptions: json.parse<{ id: string; event_type: string }[]>(r.subscriptions).map((s) => ({ id: s.id, eventType: s.event_type })),
+  failingSince: r.failing_since,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** The columns an update writes: not the secret, nor the lease (the worker's). */
+const editable = (e: WebhookEndpoint) => ({
+  url: e.url,
+  status: e.status,
+  subscriptions: json.text(e.subscriptions.map((s) => ({ id: s.id, event_type: s.eventType }))),
+  failing_since: e.failingSince,
+  updated_at: e.updatedAt,
+});
+
+export function webhookEndpointRepo(db: Kysely<Database>, skipLocked: boolean): WebhookEndpointRepo {
+  const subscribe = async (e: WebhookEndpoint) => {
+    await db.deleteFrom('webhook_subscriptions').where('endpoint_id', '=', e.id).execute();
+    if (e.subscriptions.length === 0) return;
+    await db
+      .insertInto('webhook_subscriptions')
+      .values(e.subscriptions.map((s) => ({ org_id: e.orgId, event_type: s.eventType, endpoint_id: e.id })))
+      .execute();
+  };
+  return {
+    async insert(e) {
+      await db
+        .insertInto('webhook_endpoints')
+        .values({ id: e.id, org_id: e.orgId, secret: e.secret, ...editable(e), lease_owner: null, lease_until: null, created_at: e.createdAt })
+        .execute();
+      await subscribe(e);
+    },
+    async update(e) {
+      await db.updateTable('webhook_endpoints').set(editable(e)).where('org_id', '=', e.orgId).where('id', '=', e.id).execute();
+      await subscribe(e);
+    },
+    async delete(orgId, id) {
+      // Foreign keys cascade to subscriptions, deliveries and attempts.
+      await db.deleteFrom('webhook_endpoints').where('org_id', '=', orgId).where('id', '=', id).execute();
+    },
+    async find(orgId, id) {
+      const row = await db.selectFrom('webhook_endpoints').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return row && toEndpoint(row);
+    },
+    async list(orgId, page) {
+      const q = db.selectFrom('webhook_endpoints as w').selectAll('w').where('w.org_id', '=', orgId);
+      return mapPage(await fetchPage(q, [{ column: 'w.id', desc: false }], page, (r) => ({ key: [], id: r.id })), toEndpoint);
+    },
+    async subscribed(orgId, eventType) {
+      const rows = await db
+        .selectFrom('webhook_subscriptions as s')
+        .innerJoin('webhook_endpoints as w', 'w.id', 's.endpoint_id')
+        .select('s.endpoint_id')
+        .where('s.org_id', '=', orgId)
+        .where('s.event_type', '=', eventType)
+        .where('w.status', '=', 'enabled')
+        .execute();
+      return rows.map((r) => r.endpoint_id);
+    },
+    async claimDue(claim) {
+      // First a read (usually empty): which endpoints have work due. Only then a write, to lease them.
+      let due = db
+        .selectFrom('webhook_deliveries as d')
+        .select('d.endpoint_id')
+        .where('d.status', '=', 'pending')
+        .where('d.next_attempt_at', '<=', claim.now);
+      if (claim.orgId !== undefined) due = due.where('d.org_id', '=', claim.orgId);
+      const window = await due.orderBy('d.next_attempt_at').limit(CLAIM_WINDOW).execute();
+      const candidates = [...new Set(window.map((r) => r.endpoint_id))];
+      if (candidates.length === 0) return [];
+      let free = db
+        .selectFrom('webhook_endpoints')
+        .select('id')
+        .where('id', 'in', candidates)
+        .where('status', '=', 'enabled')
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', claim.leaseNow)]))
+        .orderBy('id')
+        .limit(claim.limit);
+      if (skipLocked) free = free.forUpdate().skipLocked();
+      const rows = await db
+        .updateTable('webhook_endpoints')
+        .set({ lease_owner: claim.owner, lease_until: claim.leaseUntil })
+        .where('id', 'in', free)
+        .returningAll()
+        .execute();
+      return rows.map(toEndpoint);
+    },
+    async renewLease(id, owner, leaseUntil) {
+      const result = await db.updateTable('webhook_endpoints').set({ lease_until: leaseUntil }).where('id', '=', id).where('lease_owner', '=', owner).executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    async releaseLease(id, owner) {
+      await db.updateTable('webhook_endpoints').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+    },
+    async setHealth(id, failingSince, disable = false) {
+      await db
+        .updateTable('webhook_endpoints')
+        .set({ failing_since: failingSince, ...(disable ? { status: 'disabled' } : {}) })
+        .where('id', '=', id)
+        .execute();
+    },
+  };
+}
+
+const toDelivery = (r: Selectable<WebhookDeliveriesTable>): WebhookDelivery => ({
+  id: r.id,
+  orgId: r.org_id,
+  endpointId: r.endpoint_id,
+  activityId: r.activity_id,
+  status: r.status as DeliveryStatus,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  lastAttemptAt: r.last_attempt_at,
+});
+
+const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
+  id: d.id,
+  org_id: d.orgId,
+  endpoint_id: d.endpointId,
+  activity_id: d.activityId,
+  status: d.status,
+  attempts: d.attempts,
+  next_attempt_at: d.nextAttemptAt,
+  last_attempt_at: d.lastAttemptAt,
+});
+
+export function webhookDeliveryRepo(db: Kysely<Database>): WebhookDeliveryRepo {
+  return {
+    async insertMany(deliveries) {
+      if (deliveries.length > 0) await db.insertInto('webhook_deliveries').values(deliveries.map(deliveryRow)).execute();
+    },
+    async update(d) {
+      const { id, org_id, ...rest } = deliveryRow(d);
+      await db.updateTable('webhook_deliveries').set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
+    },
+    async findByActivity(orgId, endpointId, activityId) {
+      const row = await db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('activity_id', '=', activityId)
+        .where('endpoint_id', '=', endpointId)
+        .orderBy('id')
+        .executeTakeFirst();
+      return row && toDelivery(row);
+    },
+    async due(endpointId, now, limit) {
+      const rows = await db
+        .selectFrom('webhook_deliveries as d')
+        .leftJoin('activities as a', 'a.id', 'd.activity_id')
+        .selectAll('d')
+        .select(['a.type as a_type', 'a.occurred_at as a_occurred_at', 'a.constituents as a_constituents'])
+        .where('d.endpoint_id', '=', endpointId)
+        .where('d.status', '=', 'pending')
+        .where('d.next_attempt_at', '<=', now)
+        .orderBy('d.id')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({
+        delivery: toDelivery(r),
+        activity:
+          r.a_type === null
+            ? undefined
+            : toActivity({ id: r.activity_id, org_id: r.org_id, type: r.a_type, occurred_at: r.a_occurred_at!, constituents: r.a_constituents! }),
+      }));
+    },
+    async insertAttempt(a) {
+      await db
+        .insertInto('webhook_attempts')
+        .values({
+          id: a.id,
+          org_id: a.orgId,
+          endpoint_id: a.endpointId,
+          delivery_id: a.deliveryId,
+          attempted_at: a.attemptedAt,
+          status_code: a.statusCode,
+          latency_ms: Math.round(a.latencyMs),
+          error: a.error,
+          response_excerpt: a.responseExcerpt,
+        })
+        .execute();
+    },
+    async attempts(orgId, endpointId, page) {
+      const q = db
+        .selectFrom('webhook_attempts as t')
+        .innerJoin('webhook_deliveries as d', 'd.id', 't.delivery_id')
+        .innerJoin('activities as a', 'a.id', 'd.activity_id')
+        .selectAll('t')
+        .select(['d.activity_id', 'a.type as event_type'])
+        .where('t.org_id', '=', orgId)
+        .where('t.endpoint_id', '=', endpointId);
+      const result = await fetchPage(q, [{ column: 't.id', desc: true }], page, (r) => ({ key: [], id: r.id }));
+      return mapPage(
+        result,
+        (r): WebhookAttempt => ({
+          id: r.id,
+          orgId: r.org_id,
+          endpointId: r.endpoint_id,
+          deliveryId: r.delivery_id,
+          activityId: r.activity_id,
+          eventType: r.event_type,
+          attemptedAt: r.attempted_at,
+          statusCode: r.status_code,
+          latencyMs: r.latency_ms,
+          error: r.error,
+          responseExcerpt: r.response_excerpt,
+        }),
+      );
+    },
+    async pendingCount() {
+      const row = await db.selectFrom('webhook_deliveries').select(sql<number>`count(*)`.as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}

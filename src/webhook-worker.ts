@@ -1,0 +1,60 @@
+// The webhook delivery loop `tycho serve` runs: `deliverDue` again and again — at once while there is work,
+// after a short pause when there was none. Stopping lets the attempts in flight finish (at most the 30 s
+// timeout), sends nothing new and releases the endpoint leases, so another process picks the rest up.
+import { hostname } from 'node:os';
+import { systemClock, type Clock } from './domain/clock.ts';
+import { newId } from './domain/ids.ts';
+import type { Store } from './domain/ports/store.ts';
+import type { WebhookSender } from './domain/ports/webhook-sender.ts';
+import { deliverDue, type DeliveryObserver } from './domain/webhook-delivery.ts';
+
+/** The pause between idle rounds: one cheap indexed read, and the bound on an event's wait before its first attempt. */
+export const IDLE_POLL_MS = 100;
+
+export interface DeliveryWorker {
+  /** Resolves when the attempts in flight have finished and the leases are released. */
+  stop(): Promise<void>;
+}
+
+export interface WorkerOptions {
+  clock?: Clock;
+  pollMs?: number;
+  /** Requests in flight at once. */
+  concurrency?: number;
+  observer?: DeliveryObserver;
+  onError(error: unknown): void;
+}
+
+export function startDeliveryWorker(store: Store, sender: WebhookSender, options: WorkerOptions): DeliveryWorker {
+  const owner = `${hostname()}:${process.pid}:${newId()}`;
+  const stopping = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let round: Promise<void> | undefined;
+  const tick = () => {
+    timer = undefined;
+    round = deliverDue(store, sender, {
+      clock: options.clock ?? systemClock,
+      owner,
+      signal: stopping.signal,
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      ...(options.observer ? { observer: options.observer } : {}),
+    })
+      .then((done) => done.attempts)
+      .catch((error: unknown) => {
+        options.onError(error);
+        return 0;
+      })
+      .then((attempts) => {
+        round = undefined;
+        if (!stopping.signal.aborted) timer = setTimeout(tick, attempts > 0 ? 0 : (options.pollMs ?? IDLE_POLL_MS));
+      });
+  };
+  tick();
+  return {
+    async stop() {
+      stopping.abort();
+      if (timer) clearTimeout(timer);
+      await round;
+    },
+  };
+}

@@ -1,0 +1,250 @@
+// Webhook delivery with real HTTP receivers on loopback: every delivery verified with the official
+// `standardwebhooks` package; the per-type payload (reference §7.5); no delivery for other types, disabled
+// endpoints or rolled-back writes; retries on the schedule driven by an injected clock with the same
+// `webhook-id`; exhaustion, automatic disabling; per-endpoint order; leases shared by concurrent workers;
+// redirects not followed and private addresses refused; and the extensions — attempts, re-send, the event
+// feed — and the metrics.
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHarness, ENGINES, errorOf, type Harness, type Response } from '../helpers/harness.ts';
+import { makeItem, text } from '../helpers/items.ts';
+import { makeEndpoint, manualClock, startReceiver, type Receiver } from '../helpers/webhooks.ts';
+import { deliverDue, DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from '../../src/domain/webhook-delivery.ts';
+import { recordActivity, constituent } from '../../src/domain/activity.ts';
+import { httpWebhookSender } from '../../src/webhook-sender.ts';
+import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
+
+const sender = httpWebhookSender(PUBLIC_ONLY);
+/** No jitter: each retry is due exactly after its wait. */
+const noJitter = () => 0.5;
+
+for (const engine of ENGINES) {
+  describe(`webhook delivery (${engine})`, () => {
+    let h: Harness;
+    let receiver: Receiver;
+    const clock = manualClock();
+    const deliver = (extra: Partial<Parameters<typeof deliverDue>[2]> = {}) => deliverDue(h.store, sender, { clock, random: noJitter, observer: h.app.deliveryObserver, ...extra });
+    const person = async (name: string, key?: string) => makeItem(h, 'people', { name: text(name) }, key ? { key } : {});
+
+    before(async () => {
+      h = await createHarness(engine, { clock });
+    });
+    after(() => h.close());
+    beforeEach(async () => {
+      receiver = await startReceiver();
+    });
+    afterEach(() => receiver.close());
+
+    it('POSTs each subscribed event, signed per Standard Webhooks, with the per-type payload and webhook-id msg_<activity id>', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      const item = await person('Ada');
+      const round = await deliver();
+      assert.equal(round.succeeded, 1);
+      assert.equal(receiver.received.length, 1);
+      const [got] = receiver.received;
+      assert.ok(got!.verified, 'standardwebhooks verifies the signature');
+      const feed = await h.get('/v0/activities?type[eq]=activity/item_created&limit=1');
+      const activity = feed.body.data[0];
+      assert.equal(got!.id, `msg_${activity.id}`);
+      assert.deepEqual(got!.body, {
+        id: activity.id,
+        type: 'activity/item_created',
+        occurred_at: activity.occurred_at,
+        item: { id: item.id, type: 'item', collection: item.collection },
+      });
+      // Delivered once: nothing is due any more.
+      assert.equal((await deliver()).attempts, 0);
+      const attempts = await h.get(`/v0/tycho/webhook_endpoints/${ep.id}/attempts`);
+      assert.equal(attempts.status, 200, attempts.text);
+      assert.equal(attempts.body.data.length, 1);
+      assert.equal(attempts.body.data[0].status_code, 200);
+      assert.equal(attempts.body.data[0].event_id, got!.id);
+      assert.equal(attempts.body.data[0].event_type, 'activity/item_created');
+      assert.equal(attempts.body.data[0].response_excerpt, 'ok');
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
+    it('sends nothing for unsubscribed types, disabled endpoints and rolled-back writes', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/note_created', 'activity/item_created']);
+      await h.patch(`/v0/webhook_endpoints/${ep.id}`, { subscriptions: [{ event_type: 'activity/note_created' }] });
+      await person('Not subscribed');
+      const offReceiver = await startReceiver();
+      const off = await makeEndpoint(h, offReceiver, ['activity/item_created']);
+      await h.patch(`/v0/webhook_endpoints/${off.id}`, { status: 'disabled' });
+      await person('Disabled');
+      // A write whose transaction rolls back after its activity was recorded.
+      await assert.rejects(
+        h.store.transaction(async (tx) => {
+          await recordActivity(tx, h.orgId, 'activity/note_created', clock().toISOString(), [constituent('object', { id: 'n', type: 'note' })]);
+          throw new Error('rolled back');
+        }),
+      );
+      assert.equal((await deliver()).attempts, 0);
+      assert.equal(receiver.received.length + offReceiver.received.length, 0);
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+      await h.delete(`/v0/webhook_endpoints/${off.id}`);
+      await offReceiver.close();
+    });
+
+    it('retries a failed delivery on the schedule, driven by the clock, with the same webhook-id, until it succeeds', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      await person('Retry');
+      receiver.answer = 500;
+      assert.equal((await deliver()).failed, 1);
+      clock.advance(RETRY_SCHEDULE_MS[0] - 1);
+      assert.equal((await deliver()).attempts, 0, 'not due before its wait');
+      clock.advance(1);
+      assert.equal((await deliver()).failed, 1);
+      receiver.answer = 200;
+      clock.advance(RETRY_SCHEDULE_MS[1]);
+      assert.equal((await deliver()).succeeded, 1);
+      assert.equal(receiver.received.length, 3);
+      assert.equal(new Set(receiver.received.map((r) => r.id)).size, 1, 'one webhook-id across attempts');
+      assert.ok(receiver.received.every((r) => r.verified));
+      const attempts = await h.get(`/v0/tycho/webhook_endpoints/${ep.id}/attempts`);
+      assert.deepEqual(attempts.body.data.map((a: any) => a.status_code), [200, 500, 500]);
+      assert.match(attempts.body.data[1].error, /500/);
+      clock.advance(RETRY_SCHEDULE_MS[2] * 2);
+      assert.equal((await deliver()).attempts, 0);
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
+    it('gives up after 8 attempts (the schedule) and the delivery is failed; jitter stays within ±10 %', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      await person('Exhausted');
+      receiver.answer = 503;
+      assert.equal((await deliver()).attempts, 1);
+      for (const wait of RETRY_SCHEDULE_MS) {
+        clock.advance(wait * 0.9 - 1);
+        assert.equal((await deliver({ random: Math.random })).attempts, 0, 'not before 90 % of the wait');
+        clock.advance(wait * 0.2 + 1);
+        assert.equal((await deliver({ random: Math.random })).attempts, 1, 'due within 110 % of the wait');
+      }
+      assert.equal(receiver.received.length, 8);
+      clock.advance(RETRY_SCHEDULE_MS.at(-1)! * 3);
+      assert.equal((await deliver()).attempts, 0, 'no ninth attempt');
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
+    it('disables an endpoint that has failed every attempt for five days; re-enabling starts afresh', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      receiver.answer = 500;
+      await person('Day 0');
+      await deliver();
+      clock.advance(DISABLE_AFTER_MS - 60_000);
+      await person('Day 5 minus a minute');
+      await deliver();
+      assert.equal((await h.get(`/v0/webhook_endpoints/${ep.id}`)).body.status, 'enabled');
+      clock.advance(120_000);
+      await person('Day 5');
+      await deliver();
+      assert.equal((await h.get(`/v0/webhook_endpoints/${ep.id}`)).body.status, 'disabled');
+      const before = receiver.received.length;
+      await person('After disabling');
+      clock.advance(RETRY_SCHEDULE_MS[0] * 2);
+      assert.equal((await deliver()).attempts, 0, 'a disabled endpoint gets nothing');
+      receiver.answer = 200;
+      await h.patch(`/v0/webhook_endpoints/${ep.id}`, { status: 'enabled' });
+      await person('Enabled again');
+      await deliver();
+      assert.ok(receiver.received.length > before);
+      assert.equal((await h.get(`/v0/webhook_endpoints/${ep.id}`)).body.status, 'enabled');
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
+    it("sends one endpoint's events in the order they were recorded", async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      const items = [];
+      for (const name of ['First', 'Second', 'Third', 'Fourth']) items.push(await person(name));
+      await deliver();
+      assert.deepEqual(receiver.received.map((r) => r.body.item.id), items.map((i) => i.id));
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
+    it('shares the work between concurrent workers: every event is sent exactly once', async () => {
+      const receivers = [receiver, await startReceiver(), await startReceiver()];
+      const eps = [];
+      for (const r of receivers) eps.push(await makeEndpoint(h, r, ['activity/item_created']));
+      for (let i = 0; i < 5; i++) await person(`Shared ${i}`);
+      const rounds = await Promise.all(['a', 'b', 'c'].map((owner) => deliver({ owner })));
+      assert.equal(rounds.reduce((n, r) => n + r.succeeded, 0), 15);
+      for (const r of receivers) {
+        assert.equal(r.received.length, 5);
+        assert.equal(new Set(r.received.map((x) => x.id)).size, 5);
+      }
+      for (const ep of eps) await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+      for (const r of receivers.slice(1)) await r.close();
+    });
+
+    it('does not follow redirects: a 3xx is a failed attempt', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      receiver.answer = 302;
+      await person('Redirected');
+      assert.equal((await deliver()).failed, 1);
+      const attempts = await h.get(`/v0/tycho/webhook_endpoints/${ep.id}/attempts`);
+      assert.match(attempts.body.data[0].error, /redirects are not followed/);
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
+    it('re-sends any event to an endpoint with the same webhook-id; an unknown event is a 422 at /event_id', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      await person('Resent');
+      await deliver();
+      const first = receiver.received[0]!;
+      const res = await h.post(`/v0/tycho/webhook_endpoints/${ep.id}/deliveries`, { event_id: first.id });
+      assert.equal(res.status, 202, res.text);
+      assert.equal(res.body.status, 'pending');
+      assert.equal(res.body.event_id, first.id);
+      await deliver();
+      assert.equal(receiver.received.length, 2);
+      assert.equal(receiver.received[1]!.id, first.id);
+      assert.equal(receiver.received[1]!.raw, first.raw);
+      const bad = await h.post(`/v0/tycho/webhook_endpoints/${ep.id}/deliveries`, { event_id: 'msg_nope' });
+      assert.equal(bad.status, 422);
+      assert.equal(errorOf(bad).source?.pointer, '/event_id');
+      const other = await h.newOrg();
+      const foreign = await h.post(`/v0/tycho/webhook_endpoints/${ep.id}/deliveries`, { event_id: first.id }, { key: other.key });
+      assert.equal(foreign.status, 404);
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
+    it('serves the same events, ids and payloads in a pollable feed, oldest first, with a cursor', async () => {
+      const other = await h.newOrg();
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created'], other.key);
+      for (const name of ['Feed 1', 'Feed 2', 'Feed 3']) await person(name, other.key);
+      await deliver();
+      const seen: any[] = [];
+      let url: string | undefined = '/v0/tycho/events?limit=2&event_type[eq]=activity/item_created';
+      while (url) {
+        const page: Response = await h.get(url, { key: other.key });
+        assert.equal(page.status, 200, page.text);
+        seen.push(...page.body.data);
+        const next = page.body.meta.cursors.next;
+        url = next ? `/v0/tycho/events?limit=2&event_type[eq]=activity/item_created&after=${encodeURIComponent(next)}` : undefined;
+      }
+      assert.deepEqual(seen.map((e) => e.id), receiver.received.map((r) => r.id));
+      assert.deepEqual(seen.map((e) => e.payload), receiver.received.map((r) => r.body));
+      assert.ok(seen.every((e) => e.type === 'webhook_event' && e.event_type === 'activity/item_created'));
+      const bad = await h.get('/v0/tycho/events?event_type[eq]=item.created', { key: other.key });
+      assert.equal(bad.status, 400);
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`, { key: other.key });
+    });
+
+    it('refuses to connect to private addresses the URL rules forbid (checked at send time)', async () => {
+      const result = await sender.send({ url: 'https://10.255.255.1/hook', secret: 'whsec_AAAA', messageId: 'msg_x', body: '{}' });
+      assert.equal(result.statusCode, null);
+      assert.match(result.error!, /not sent: .*private range/);
+      const named = await sender.send({ url: 'http://localhost:1/hook', secret: 'whsec_AAAA', messageId: 'msg_x', body: '{}' });
+      assert.doesNotMatch(named.error ?? '', /not sent/, 'localhost may be used');
+    });
+
+    it('counts attempts by outcome, their latency and the queue depth in /metrics', async () => {
+      const metrics = await h.get('/metrics');
+      assert.match(metrics.text, /tycho_webhook_attempts_total\{outcome="succeeded"\} \d+/);
+      assert.match(metrics.text, /tycho_webhook_attempts_total\{outcome="retrying"\} \d+/);
+      assert.match(metrics.text, /tycho_webhook_attempts_total\{outcome="failed"\} \d+/);
+      assert.match(metrics.text, /tycho_webhook_attempt_duration_seconds_count \d+/);
+      assert.match(metrics.text, /tycho_webhook_queue_depth \d+/);
+    });
+  });
+}
