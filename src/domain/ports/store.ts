@@ -268,7 +268,7 @@ export interface WebhookEndpointRepo {
   find(orgId: string, id: string): Promise<WebhookEndpoint | undefined>;
   /** In creation order. */
   list(orgId: string, page: PageRequest): Promise<Page<WebhookEndpoint>>;
-  /** Ids of the organization's enabled endpoints subscribed to `eventType` (one index range scan). */
+  /** Ids of the organization's enabled endpoints subscribed to `eventType` (one index range scan, remembered per process while no endpoint changes anywhere). */
   subscribed(orgId: string, eventType: string): Promise<string[]>;
   /**
    * Leases up to `limit` enabled endpoints that have deliveries due and no live lease, and returns them. Rows

@@ -27,7 +27,7 @@ import { formRepo } from './forms.ts';
 import { orgStateRepo } from './org-state.ts';
 import { clockRepo, idempotencyRepo, snapshotRepo } from './toolkit.ts';
 import { journalRepo } from './journal.ts';
-import { webhookDeliveryRepo, webhookEndpointRepo } from './webhooks.ts';
+import { subscriptionCache, webhookDeliveryRepo, webhookEndpointRepo, type SubscriptionCache } from './webhooks.ts';
 
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
@@ -70,7 +70,7 @@ export interface Engine {
 }
 
 /** What processes tell each other has changed, so that what they cached about it is dropped. */
-export const CHANGE_TOPICS = ['api_keys', 'clocks'] as const;
+export const CHANGE_TOPICS = ['api_keys', 'clocks', 'webhook_endpoints'] as const;
 export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 
 /** Runs of one transaction before a deadlock or serialization failure is reported as a conflict. */
@@ -119,6 +119,7 @@ export class SqlStore implements Store {
     private readonly engine: Engine,
     private readonly inTransaction = false,
     private readonly schemaCache = new SchemaCache(),
+    private readonly subscriptions: SubscriptionCache = subscriptionCache(engine),
   ) {
     this.organizations = organizationRepo(db);
     this.apiKeys = apiKeyRepo(db, engine);
@@ -151,7 +152,7 @@ export class SqlStore implements Store {
     this.snapshots = snapshotRepo(db);
     this.idempotency = idempotencyRepo(db);
     this.journal = journalRepo(db);
-    this.webhookEndpoints = webhookEndpointRepo(db, engine.name === 'postgres');
+    this.webhookEndpoints = webhookEndpointRepo(db, engine, subscriptions);
     this.webhookDeliveries = webhookDeliveryRepo(db);
   }
 
@@ -160,7 +161,7 @@ export class SqlStore implements Store {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.db.transaction().execute(async (trx: Transaction<Database>) => {
-          const tx = new SqlStore(trx, this.engine, true, this.schemaCache);
+          const tx = new SqlStore(trx, this.engine, true, this.schemaCache, this.subscriptions);
           if (schemaOf !== undefined) await tx.lockSchema(schemaOf, 'exclusive');
           return fn(tx);
         });

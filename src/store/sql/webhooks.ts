@@ -11,6 +11,8 @@ import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from './
 import { fetchPage } from './keyset.ts';
 import { json } from './records.ts';
 import { toActivity } from './activities.ts';
+import { changeCache, type ChangeCache } from '../../domain/change-cache.ts';
+import type { Engine } from './sql-store.ts';
 
 /** How many due deliveries one claim looks through for endpoints to lease. */
 const CLAIM_WINDOW = 500;
@@ -36,7 +38,20 @@ const editable = (e: WebhookEndpoint) => ({
   updated_at: e.updatedAt,
 });
 
-export function webhookEndpointRepo(db: Kysely<Database>, skipLocked: boolean): WebhookEndpointRepo {
+/** Subscribed endpoint ids by organization and event type, as every recorded activity asks for them. */
+export type SubscriptionCache = ChangeCache<string, string[]>;
+
+export const subscriptionCache = (engine: Pick<Engine, 'changeToken'>): SubscriptionCache => changeCache(() => engine.changeToken('webhook_endpoints'), 10_000);
+
+export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' | 'announce'>, cache: SubscriptionCache): WebhookEndpointRepo {
+  const skipLocked = engine.name === 'postgres';
+  // A transaction that changed endpoints reads its own state, never the cache (which it must not fill either:
+  // it may yet roll back).
+  let changedHere = false;
+  const changed = async () => {
+    changedHere = true;
+    await engine.announce(db, 'webhook_endpoints');
+  };
   const subscribe = async (e: WebhookEndpoint) => {
     await db.deleteFrom('webhook_subscriptions').where('endpoint_id', '=', e.id).execute();
     if (e.subscriptions.length === 0) return;
@@ -52,14 +67,17 @@ export function webhookEndpointRepo(db: Kysely<Database>, skipLocked: boolean): 
         .values({ id: e.id, org_id: e.orgId, secret: e.secret, ...editable(e), lease_owner: null, lease_until: null, created_at: e.createdAt })
         .execute();
       await subscribe(e);
+      await changed();
     },
     async update(e) {
       await db.updateTable('webhook_endpoints').set(editable(e)).where('org_id', '=', e.orgId).where('id', '=', e.id).execute();
       await subscribe(e);
+      await changed();
     },
     async delete(orgId, id) {
       // Foreign keys cascade to subscriptions, deliveries and attempts.
       await db.deleteFrom('webhook_endpoints').where('org_id', '=', orgId).where('id', '=', id).execute();
+      await changed();
     },
     async find(orgId, id) {
       const row = await db.selectFrom('webhook_endpoints').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
@@ -70,15 +88,18 @@ export function webhookEndpointRepo(db: Kysely<Database>, skipLocked: boolean): 
       return mapPage(await fetchPage(q, [{ column: 'w.id', desc: false }], page, (r) => ({ key: [], id: r.id })), toEndpoint);
     },
     async subscribed(orgId, eventType) {
-      const rows = await db
-        .selectFrom('webhook_subscriptions as s')
-        .innerJoin('webhook_endpoints as w', 'w.id', 's.endpoint_id')
-        .select('s.endpoint_id')
-        .where('s.org_id', '=', orgId)
-        .where('s.event_type', '=', eventType)
-        .where('w.status', '=', 'enabled')
-        .execute();
-      return rows.map((r) => r.endpoint_id);
+      const read = async () => {
+        const rows = await db
+          .selectFrom('webhook_subscriptions as s')
+          .innerJoin('webhook_endpoints as w', 'w.id', 's.endpoint_id')
+          .select('s.endpoint_id')
+          .where('s.org_id', '=', orgId)
+          .where('s.event_type', '=', eventType)
+          .where('w.status', '=', 'enabled')
+          .execute();
+        return rows.map((r) => r.endpoint_id);
+      };
+      return changedHere ? read() : cache.get(`${orgId}\u0000${eventType}`, read);
     },
     async claimDue(claim) {
       // First a read (usually empty): which endpoints have work due. Only then a write, to lease them.
@@ -121,6 +142,7 @@ export function webhookEndpointRepo(db: Kysely<Database>, skipLocked: boolean): 
         .set({ failing_since: failingSince, ...(disable ? { status: 'disabled' } : {}) })
         .where('id', '=', id)
         .execute();
+      if (disable) await changed();
     },
   };
 }
