@@ -13,7 +13,6 @@ import { CalendarError, readCalendar } from './ical.ts';
 import type { Principal } from './domain/api-keys.ts';
 import { createSandbox, deleteSandbox, listSandboxes } from './domain/sandboxes.ts';
 import { deleteSnapshot, listSnapshots, resetOrganization, restoreSnapshot, saveSnapshot } from './domain/snapshots.ts';
-import { seedDemo } from './demo-seed.ts';
 import { readFile, stat } from 'node:fs/promises';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { exportItems, type BulkFormat } from './bulk/export.ts';
@@ -239,6 +238,8 @@ export async function seedDemoData(
   options: { org?: string; size: number; seed: number; progress?: (done: number, total: number) => void },
 ): Promise<string[]> {
   const org = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, CREATE_ORG);
+  // The fake-data library is large: only `tycho seed` loads it, not every command and not the server.
+  const { seedDemo } = await import('./demo-seed.ts');
   const made = await seedDemo(store, operator(org.id), { size: options.size, seed: options.seed, ...(options.progress ? { progress: options.progress } : {}) });
   return [
     `Seeded organization "${org.name}" (seed ${options.seed}): ${made.companies} companies, ${made.people} people, ${made.deals} deals, ` +

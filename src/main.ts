@@ -11,7 +11,6 @@ import { blobsSweep, exportCommand, importCommand, inboxesCreate, keysCreate, ke
 import { reset, seedDemoData, sandboxesCreate, sandboxesDelete, sandboxesList, snapshotsDelete, snapshotsList, snapshotsRestore, snapshotsSave } from './cli.ts';
 import { sendDue } from './domain/program-messages.ts';
 import { systemClock, timestamp } from './domain/clock.ts';
-import { smtpMailer } from './mail.ts';
 import { SingleBar, Presets } from 'cli-progress';
 import { sweepDueWork } from './domain/org-clock.ts';
 import { DUE_WORK } from './domain/due-work.ts';
@@ -510,7 +509,8 @@ async function serve(config: Config): Promise<number> {
   }, DUE_WORK_SWEEP_MS);
   sweep.unref();
   // Program messages: sent over SMTP with SMTP_URL, to the local outbox without it (docs/behaviour.md).
-  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : undefined;
+  // The mail library loads only when there is a mail server to talk to.
+  const mailer = config.smtpUrl ? (await import('./mail.ts')).smtpMailer(config.smtpUrl) : undefined;
   let sending: Promise<unknown> | undefined;
   const sender = setInterval(() => {
     sending ??= sendDue(runtime.store, { now: timestamp(), limit: PROGRAM_SEND_BATCH, ...(mailer ? { mailer } : {}), ...(config.mailFrom ? { from: config.mailFrom } : {}) })
