@@ -21,12 +21,23 @@ export function journalBuffer(store: Store, keep: number, onError: (error: unkno
   let timer: NodeJS.Timeout | undefined;
   // Batches are written one after the other, so each organization's trimming sees the batches before it.
   let written: Promise<void> = Promise.resolve();
+  // A batch that fails (an organization deleted meanwhile) is written again organization by organization, so only
+  // the entries that cannot be written are dropped.
+  const save = async (batch: JournalEntry[]) => {
+    try {
+      await saveJournalEntries(store, batch, keep);
+    } catch {
+      for (const orgId of new Set(batch.map((e) => e.orgId))) {
+        await saveJournalEntries(store, batch.filter((e) => e.orgId === orgId), keep).catch(onError);
+      }
+    }
+  };
   const flush = () => {
     clearTimeout(timer);
     timer = undefined;
     const batch = pending;
     pending = [];
-    if (batch.length > 0) written = written.then(() => saveJournalEntries(store, batch, keep)).catch(onError);
+    if (batch.length > 0) written = written.then(() => save(batch));
     return written;
   };
   return {

@@ -6,7 +6,8 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
   await db.schema
     .createTable('request_journal')
     .addColumn('id', t.text, (c) => c.primaryKey())
-    .addColumn('org_id', t.text, (c) => c.notNull().references('organizations.id'))
+    // Cascade: a batch of entries written while a sandbox is being deleted must not stop the deletion.
+    .addColumn('org_id', t.text, (c) => c.notNull().references('organizations.id').onDelete('cascade'))
     .addColumn('request_id', t.text, (c) => c.notNull())
     .addColumn('method', t.text, (c) => c.notNull())
     .addColumn('path', t.text, (c) => c.notNull())
