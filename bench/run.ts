@@ -2,7 +2,7 @@
 // loopback, drives both with autocannon and prints one row per scenario (req/s, p50, p99, ratio to the
 // ceiling, Tycho's peak RSS). `--smoke` runs a tiny version in seconds (part of npm test).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -66,6 +66,35 @@ function peakRss(pid: number): number {
   return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
+/** CPU time (user + system, in ms) the processes have used so far; 0 for one that has gone. */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+/** The PostgreSQL server's processes on this machine (the database CPU of a PostgreSQL run). */
+function postgresPids(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 interface Scenario {
   name: string;
   method: 'GET' | 'POST';
@@ -99,6 +128,9 @@ interface Row {
   p99: number;
   ratio: number;
   rss: number;
+  /** Tycho's CPU time per request (all its processes), and the database server's (PostgreSQL only), in µs. */
+  cpuUs: number;
+  dbUs: number | undefined;
 }
 
 /** Drives every URL at once, the connections split between them; req/s add up, latencies average. */
@@ -106,6 +138,7 @@ async function driveAll(urls: string[], scenario: Scenario, headers: Record<stri
   const results = await Promise.all(urls.map((url) => drive(url, scenario, headers, Math.max(1, Math.round(connections / urls.length)))));
   return {
     rps: results.reduce((sum, r) => sum + r.requests.average, 0),
+    requests: results.reduce((sum, r) => sum + r.requests.total, 0),
     p50: results.reduce((sum, r) => sum + r.latency.p50, 0) / results.length,
     p99: Math.max(...results.map((r) => r.latency.p99)),
     failures: results.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
@@ -320,7 +353,13 @@ async function main(): Promise<void> {
         ...(body !== undefined ? { body } : {}),
       });
       if (sample.status >= 300) throw new Error(`${scenario.name}: ${sample.status} ${sample.text}`);
+      const tychoPids = servers.map((s) => s.child.pid!);
+      const dbPids = engine === 'postgres' ? postgresPids() : [];
+      const cpuBefore = cpuMs(tychoPids);
+      const dbBefore = cpuMs(dbPids);
       const result = await driveAll(servers.map((s) => s.url), scenario, auth);
+      const cpuUs = ((cpuMs(tychoPids) - cpuBefore) * 1000) / result.requests;
+      const dbUs = engine === 'postgres' ? ((cpuMs([...new Set([...dbPids, ...postgresPids()])]) - dbBefore) * 1000) / result.requests : undefined;
       if (result.failures > 0) throw new Error(`${scenario.name}: ${result.failures} failed requests`);
       const ceilingResult = await drive(ceiling.url, { name: 'ceiling', method: 'GET', path: `/bytes/${Buffer.byteLength(sample.text)}` }, {}, connections);
       rows.push({
@@ -330,6 +369,8 @@ async function main(): Promise<void> {
         p99: result.p99,
         ratio: result.rps / ceilingResult.requests.average,
         rss: Math.max(...servers.map((s) => peakRss(s.child.pid!))),
+        cpuUs,
+        dbUs,
       });
     }
 
@@ -338,10 +379,10 @@ async function main(): Promise<void> {
     const pad = (s: string, n: number) => s.padEnd(n);
     const setup = `${engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${processes === 1 ? 'one process' : `${processes} processes`}`;
     console.log(`\nTycho benchmark — ${setup}, ${size.toLocaleString('en')} items (built in ${buildSeconds.toFixed(1)} s), ${connections} connections, ${duration} s per scenario`);
-    console.log(`${pad('scenario', 40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ceiling'.padStart(8)} ${'RSS MB'.padStart(7)}`);
+    console.log(`${pad('scenario', 40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ceiling'.padStart(8)} ${'RSS MB'.padStart(7)} ${'CPU µs'.padStart(7)}${engine === 'postgres' ? ` ${'DB µs'.padStart(7)}` : ''}`);
     for (const r of rows) {
       console.log(
-        `${pad(r.name, 40)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.ratio * 100).toFixed(0).padStart(7)}% ${r.rss.toFixed(0).padStart(7)}`,
+        `${pad(r.name, 40)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.ratio * 100).toFixed(0).padStart(7)}% ${r.rss.toFixed(0).padStart(7)} ${r.cpuUs.toFixed(0).padStart(7)}${r.dbUs !== undefined ? ` ${r.dbUs.toFixed(0).padStart(7)}` : ''}`,
       );
     }
     if (clones) console.log(clones);
