@@ -10,7 +10,7 @@ import { SqlStore, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
 import type { Store } from '../../domain/ports/store.ts';
 import { changeSignals } from './changes.ts';
-import { foldBegin } from './fold-begin.ts';
+import { pipelineTransactions } from './pipeline.ts';
 
 // COUNT(*) and other int8 results fit in a JavaScript number for every count Tycho makes.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -107,7 +107,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
   pool.on('connect', (client) => {
     client.on('error', () => {});
     nameStatements(client);
-    foldBegin(client);
+    pipelineTransactions(client);
   });
   const db = new Kysely<Database>({ dialect: new GuardedPostgresDialect({ pool }) });
   const changes = changeSignals(url);
