@@ -17,6 +17,8 @@ describe('inlineParameters and isHeldBack', () => {
     assert.equal(isHeldBack('insert into "notes" ("id") values ($1) returning "id"'), false);
     assert.equal(isHeldBack('update "notes" set "body" = $1'), false);
     assert.equal(isHeldBack('select 1'), false);
+    assert.equal(isHeldBack('select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest($1::text[]) as k'), true);
+    assert.equal(isHeldBack('select pg_advisory_xact_lock_shared(hashtextextended(k, 0)) from unnest($1::text[]) as k'), true);
   });
 
   it('writes each parameter as pg would send it, quoted', () => {
@@ -86,6 +88,16 @@ describe('statements held back in a transaction (postgres)', { skip: url ? false
     assert.match(sent[2]!, /'eleven'.*; insert into t .*'twelve'.*; commit$/);
     const { rows } = await client.query('select id from t where id >= 10 order by id');
     assert.deepEqual(rows.map((r) => r.id), [10, 11, 12]);
+  });
+
+  it('takes a held-back lock before the statement it travels with runs', async () => {
+    sent.length = 0;
+    await client.query('begin');
+    await client.query('select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest($1::text[]) as k', [['key a', "key 'b'"]]);
+    const held = (await client.query('select count(*)::int as n from pg_locks where locktype = $1 and pid = pg_backend_pid()', ['advisory'])) as pg.QueryResult;
+    await client.query('commit');
+    assert.equal(held.rows[0].n, 2);
+    assert.equal(sent.length, 2, sent.join('\n'));
   });
 
   it('fails the transaction when a held-back insert fails, and keeps none of it', async () => {

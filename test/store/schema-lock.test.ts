@@ -1,6 +1,6 @@
 // The organization's schema lock (store.lockSchema): an item write that waits for a schema change works with
-// the schema that change committed — on PostgreSQL the shared lock and the schema tag come from one statement,
-// so this pins that the statement returns the tag as the lock found it, not as its snapshot did.
+// the schema that change committed — the tag is read by a statement after the lock's (on PostgreSQL in the same
+// round trip), so this pins that the tag is the one the lock found, not the one a snapshot taken before it saw.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';

@@ -116,20 +116,11 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
     rowLocks: true,
     writableCtes: true,
     // Advisory locks on 64-bit hashes of the keys: two keys sharing a hash only make one writer wait longer.
-    // unnest yields the keys in order, so they are taken in the caller's (sorted) order.
+    // unnest yields the keys in order, so they are taken in the caller's (sorted) order. Their answer is not
+    // read, so pipeline.ts sends them with the next statement (it recognises exactly these two texts).
     lock: async (trx, keys, mode) => {
       if (mode === 'shared') await sql`select pg_advisory_xact_lock_shared(hashtextextended(k, 0)) from unnest(${keys}::text[]) as k`.execute(trx);
       else await sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(${keys}::text[]) as k`.execute(trx);
-    },
-    // The lock is taken in the filter, after the row was found; FOR SHARE then makes PostgreSQL re-read the
-    // row if a transaction that changed it committed meanwhile (a schema change holding the lock exclusive),
-    // so the tag returned is the one the lock found. (FOR KEY SHARE would not: it may lock the old version
-    // of a row whose key did not change.) One statement instead of a lock and a read.
-    lockSharedAndReadTag: async (trx, key, orgId) => {
-      const { rows } = await sql<{ schema_tag: string }>`select schema_tag from organizations
-        where id = ${orgId} and pg_advisory_xact_lock_shared(hashtextextended(${key}, 0)) is not null
-        for share`.execute(trx);
-      return rows[0]?.schema_tag;
     },
     classify: (error) => {
       const code = (error as { code?: unknown })?.code;

@@ -1,7 +1,7 @@
 // Fewer round trips per transaction: what a transaction sends is held back while nothing needs its answer,
 // and goes out with the next statement that does. BEGIN travels with the transaction's first statement; an
-// insert whose answer nobody reads (see `isHeldBack`) travels with the next statement or with COMMIT. A
-// create is then two round trips: `begin; <lock>`, then `<inserts>; commit`.
+// insert or a lock whose answer nobody reads (see `isHeldBack`) travels with the next statement or with
+// COMMIT. A create is then two round trips: `begin; <schema lock>`, then `<inserts>; commit`.
 //
 // pg sends a parameterised statement through the extended protocol, one statement at a time; several
 // statements in one string go through the simple protocol, with the parameters written in as quoted
@@ -23,11 +23,13 @@ const NOT_SENT = { command: null, rowCount: 0, rows: [], fields: [] };
 const isWord = (text: string, word: string) => text.trim().toLowerCase() === word;
 
 /**
- * Inserts whose answer no caller reads: plain inserts and `store/sql/write-together.ts` statements (a row
- * and its dependants), never with RETURNING or ON CONFLICT DO NOTHING, whose count tells whether a row was
- * written.
+ * Statements whose answer no caller reads: plain inserts and `store/sql/write-together.ts` statements (a
+ * row and its dependants), never with RETURNING or ON CONFLICT DO NOTHING, whose count tells whether a row
+ * was written; and the advisory locks `store.lock` takes, which are still taken before the next statement
+ * runs (and so before its snapshot is taken).
  */
 export function isHeldBack(text: string): boolean {
+  if (/^select pg_advisory_xact_lock(_shared)?\(hashtextextended\(k, 0\)\) from unnest\(\$1::text\[\]\) as k$/.test(text)) return true;
   return /^(insert into |with "parent_row" as \()/i.test(text) && !/\breturning\b|\bdo nothing\b/i.test(text);
 }
 

@@ -3,7 +3,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { LockMode, SchemaParts, Store } from '../../domain/ports/store.ts';
-import { SchemaCache } from './schema-cache.ts';
+import { readSchemaTag, SchemaCache } from './schema-cache.ts';
 import type { Database } from './schema.ts';
 import { organizationRepo } from './organizations.ts';
 import { apiKeyRepo } from './api-keys.ts';
@@ -45,11 +45,6 @@ export interface Engine {
    * transactions already exclude each other (SQLite) needs to do nothing.
    */
   lock(db: Kysely<Database>, keys: readonly string[], mode: LockMode): Promise<void>;
-  /**
-   * Takes `key` shared, as lock() does, and then reads the organization's schema tag as the lock found it —
-   * in one statement where the engine can. Undefined when there is no such organization.
-   */
-  lockSharedAndReadTag(db: Kysely<Database>, key: string, orgId: string): Promise<string | undefined>;
   /**
    * What a driver error means, read from its code: `retry` — the database aborted the transaction to break a
    * deadlock, a serialization conflict or a busy lock, and running it again may succeed; `conflict` — a unique
@@ -191,7 +186,10 @@ export class SqlStore implements Store {
     if (!this.inTransaction) throw new Error('store.lockSchema() is only meaningful inside store.transaction()');
     // The organization's id is the key; no other lock key is a bare id.
     if (mode === 'exclusive') return this.engine.lock(this.db, [orgId], mode);
-    const tag = await this.engine.lockSharedAndReadTag(this.db, orgId, orgId);
+    // The tag is read after the lock is held, by a statement of its own: its snapshot then includes any schema
+    // change that held the lock exclusively. (On PostgreSQL both travel in one round trip: postgres/pipeline.ts.)
+    await this.engine.lock(this.db, [orgId], 'shared');
+    const tag = await readSchemaTag(this.db, orgId);
     if (tag !== undefined) this.heldSchemaTags.set(orgId, tag);
   }
 

@@ -8,7 +8,6 @@ import { migrateToLatest } from '../migrations/index.ts';
 import { SQLITE_TYPES } from '../migrations/column-types.ts';
 import { SqlStore, type ChangeTopic, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
-import { readSchemaTag } from '../sql/schema-cache.ts';
 import type { Store } from '../../domain/ports/store.ts';
 
 class ImmediateSqliteDriver extends SqliteDriver {
@@ -75,7 +74,6 @@ export async function openSqlite(path: string): Promise<Store> {
     rowLocks: false,
     writableCtes: false,
     lock: async () => {},
-    lockSharedAndReadTag: (db, _key, orgId) => readSchemaTag(db, orgId),
     classify: (error) => {
       const code = (error as { code?: unknown })?.code;
       if (typeof code !== 'string') return undefined;
