@@ -1,8 +1,10 @@
-// Webhook retries on an organization's controlled clock (issue 16): advancing a frozen clock sends the retries
-// that fell due on it before the call answers, with the same `webhook-id` (verified with `standardwebhooks`);
-// the delivery worker, running on the real time, sends a frozen organization's first attempt at once but its
-// retries only when that organization's clock reaches them, while other organizations' retries follow the
-// real time. The "real time" is a clock the test moves, so nothing sleeps for the 5 s schedule.
+// Time-driven background work on an organization's controlled clock (issue 16). Webhooks: advancing a frozen
+// clock sends the retries that fell due on it before the call answers, with the same `webhook-id` (verified
+// with `standardwebhooks`); the delivery worker, running on the real time, sends a frozen organization's first
+// attempt at once but its retries only when that organization's clock reaches them, while other
+// organizations' retries follow the real time. Program messages: due on the organization's clock, both for
+// advance and for the sender `serve` runs. The "real time" is a clock the test moves, so nothing sleeps for
+// the 5 s schedule.
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +14,9 @@ import { makeEndpoint, manualClock, startReceiver, type Receiver } from '../help
 import { startDeliveryWorker } from '../../src/webhook-worker.ts';
 import { httpWebhookSender } from '../../src/webhook-sender.ts';
 import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
+import { makeProgram, makeTemplate } from '../helpers/programs.ts';
+import { sendDue } from '../../src/domain/program-messages.ts';
+import { controlledClocks } from '../../src/domain/org-clock.ts';
 
 const T0 = '2030-01-01T09:00:00.000Z';
 const at = (ms: number, from = T0) => new Date(Date.parse(from) + ms).toISOString();
@@ -125,6 +130,44 @@ for (const engine of ENGINES) {
         await worker.stop();
         await running.close();
       }
+    });
+  });
+}
+
+for (const engine of ENGINES) {
+  describe(`toolkit: program messages follow the organization clock (${engine})`, () => {
+    let h: Harness;
+    const real = manualClock('2026-11-23T12:00:00.000Z');
+    before(async () => {
+      h = await createHarness(engine, { clock: real });
+    });
+    after(() => h.close());
+
+    it('a message queued under a clock frozen ahead is sent by advance and by the sender on that clock', async () => {
+      const res = await h.post('/v0/tycho/admin/sandboxes', {}, { key: ADMIN_KEY });
+      assert.equal(res.status, 201, res.text);
+      const key: string = res.body.api_key;
+      assert.equal((await h.post('/v0/tycho/clock/freeze', { at: T0 }, { key })).status, 200);
+      const program = await makeProgram(h, {}, key);
+      const template = await makeTemplate(h, program.id, 'Hello', 'Hi {{ person.email }}', key);
+      const queue = async (address: string) => {
+        const queued = await h.post('/v0/program_messages', { person: { email: address }, program_template_id: template.id }, { key });
+        assert.equal(queued.status, 202, queued.text);
+        return queued.body.id as string;
+      };
+      const message = async (id: string) => (await h.get(`/v0/tycho/program_messages/${id}`, { key })).body;
+
+      const first = await queue('first@example.com');
+      const advanced = await h.post('/v0/tycho/clock/advance', { milliseconds: 1 }, { key });
+      assert.equal(advanced.status, 200, advanced.text);
+      assert.deepEqual([(await message(first)).status, (await message(first)).sent_at], ['sent', at(1)], 'sent before advance answered');
+
+      // Due at 2030 on its clock: on the real time (2026) it would wait four years.
+      const second = await queue('second@example.com');
+      assert.equal((await sendDue(h.store, { now: real().toISOString() })).sent, 0, 'not due on the real time');
+      const report = await sendDue(h.store, { now: real().toISOString(), orgClocks: await controlledClocks(h.store, real)() });
+      assert.equal(report.sent, 1);
+      assert.deepEqual([(await message(second)).status, (await message(second)).sent_at], ['sent', at(1)], 'sent at the organization’s time');
     });
   });
 }
