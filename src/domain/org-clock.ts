@@ -141,10 +141,10 @@ export async function changeClock(store: Store, orgId: string, change: ClockChan
 }
 
 /** Runs `work` for every organization, each on its own clock: what `serve` does every minute. */
-export async function sweepDueWork(store: Store, work: DueWork, base: Clock = realClock): Promise<void> {
-  const clocks = new Map((await store.clocks.list()).map(({ orgId, setting }) => [orgId, clockOf(setting, base)]));
+export async function sweepDueWork(store: Store, work: DueWork): Promise<void> {
+  const clocks = new Map((await store.clocks.list()).map(({ orgId, setting }) => [orgId, clockOf(setting, realClock)]));
   for (const org of await store.organizations.list()) {
     const clock = clocks.get(org.id);
-    await runInTimeContext({ orgId: org.id, ...(clock ? { clock } : {}) }, () => runDueWork(store, { orgId: org.id, now: (clock ?? base)() }, work));
+    await runInTimeContext({ orgId: org.id, ...(clock ? { clock } : {}) }, () => runDueWork(store, { orgId: org.id, now: (clock ?? realClock)() }, work));
   }
 }

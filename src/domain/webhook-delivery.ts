@@ -1,11 +1,11 @@
 // Webhook delivery: the rules of sending from the outbox (webhook-outbox.ts).
 //
-// - `deliverDue` sends what is due at the time `clock` says (each organization with a controlled clock on its
-//   own, `orgClocks`), and is all a worker loop needs. Each endpoint is
-//   leased to one process at a time (`claimDue`), which sends its due deliveries in recording order and stops
-//   at the first failure, so one endpoint's events go out in order and a dead endpoint costs one request per
-//   round. A lease outlives the longest attempt and is renewed as the round goes on; a crashed process's lease
-//   expires and another process takes over.
+// - `deliverDue` sends what is due at the time `clock` says (an organization with a controlled clock: at its
+//   own, `orgClocks`), and is all a worker loop needs. Each endpoint is leased to one process at a time
+//   (`claimDue`), which sends its due deliveries in recording order and stops at the first failure, so one
+//   endpoint's events go out in order and a dead endpoint costs one request per round. A lease outlives the
+//   longest attempt and is renewed as the round goes on; a crashed process's lease expires and another
+//   process takes over.
 // - A failed attempt is retried on the Standard Webhooks / Svix schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
 //   10 h after the first attempt, each ±10 % jitter), then the delivery is `failed`. An endpoint that has
 //   failed every attempt for five days is disabled.
