@@ -2,7 +2,8 @@
 // clock sends the retries that fell due on it before the call answers, with the same `webhook-id` (verified
 // with `standardwebhooks`); the delivery worker, running on the real time, sends a frozen organization's first
 // attempt at once but its retries only when that organization's clock reaches them, while other
-// organizations' retries follow the real time. Program messages: due on the organization's clock, both for
+// organizations' retries follow the real time; the controlled clocks are reread only after one changed.
+// Program messages: due on the organization's clock, both for
 // advance and for the sender `serve` runs. The "real time" is a clock the test moves, so nothing sleeps for
 // the 5 s schedule.
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
@@ -92,6 +93,21 @@ for (const engine of ENGINES) {
         ],
         'attempts are recorded on the organization clock',
       );
+    });
+
+    it('a round reads the controlled clocks only after one changed: no query while none moves', async () => {
+      // PostgreSQL: the change signals need their LISTEN connection before anything is remembered.
+      while ((await h.store.clocks.changeToken()) === undefined) await sleep(10);
+      let lists = 0;
+      const clocks = { ...h.store.clocks, list: () => (lists++, h.store.clocks.list()) };
+      const read = controlledClocks({ ...h.store, clocks }, real);
+      for (let round = 0; round < 5; round++) await read();
+      assert.equal(lists, 1);
+      const { orgId, key } = await sandbox(receiver);
+      await clock(key, '/freeze', { at: T0 });
+      const controlled = await read();
+      assert.equal(lists, 2, 'reread after a clock changed');
+      assert.equal(controlled.get(orgId)?.().toISOString(), T0);
     });
 
     it('the worker sends a frozen organization its first attempt at once, and its retry only when its clock reaches it', async () => {
