@@ -3,9 +3,8 @@
 // with `standardwebhooks`); the delivery worker, running on the real time, sends a frozen organization's first
 // attempt at once but its retries only when that organization's clock reaches them, while other
 // organizations' retries follow the real time; the controlled clocks are reread only after one changed.
-// Program messages: due on the organization's clock, both for
-// advance and for the sender `serve` runs. The "real time" is a clock the test moves, so nothing sleeps for
-// the 5 s schedule.
+// Program messages: due on the organization's clock, both for advance and for the sender `serve` runs. The
+// "real time" is a clock the test moves, so nothing sleeps for the 5 s schedule.
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
