@@ -62,6 +62,7 @@ import { DEFAULT_JOURNAL_SIZE } from './domain/journal.ts';
 import { sandboxRoutes } from './http/routes/tycho-sandboxes.ts';
 import { snapshotRoutes } from './http/routes/tycho-snapshots.ts';
 import { clockRoutes } from './http/routes/tycho-clock.ts';
+import { dueWork, type DueWork } from './domain/due-work.ts';
 import { journalRoutes } from './http/routes/tycho-journal.ts';
 
 export interface AppOptions {
@@ -89,6 +90,11 @@ export interface AppOptions {
   corsOrigins?: readonly string[];
   /** Which webhook endpoint URLs are accepted (public HTTPS and loopback by default). */
   webhookUrls?: WebhookUrlPolicy;
+  /**
+   * The work advancing an organization's clock runs before it answers (domain/due-work.ts); by default
+   * meetings held and program messages to the local outbox, no webhooks (runtime.ts `appOptions` adds them).
+   */
+  dueWork?: DueWork;
 }
 
 export const DEFAULT_UPLOAD_LIMIT = 25 * 1024 * 1024;
@@ -175,7 +181,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v0.register(formRoutes, deps);
       await v0.register(sandboxRoutes, deps);
       await v0.register(snapshotRoutes, deps);
-      await v0.register(clockRoutes, { ...deps, baseClock });
+      await v0.register(clockRoutes, { ...deps, baseClock, dueWork: options.dueWork ?? dueWork({}) });
       await v0.register(journalRoutes, { ...deps, journal });
       await v0.register(webhookEndpointRoutes, deps);
       await v0.register(webhookEventRoutes, deps);

@@ -10,11 +10,10 @@ import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
 import { blobsSweep, exportCommand, importCommand, inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList, programsCreate, templatesCreate } from './cli.ts';
 import { reset, seedDemoData, sandboxesCreate, sandboxesDelete, sandboxesList, snapshotsDelete, snapshotsList, snapshotsRestore, snapshotsSave } from './cli.ts';
 import { sendDue } from './domain/program-messages.ts';
-import { systemClock, timestamp } from './domain/clock.ts';
+import { realClock, systemClock, timestamp } from './domain/clock.ts';
 import { SingleBar, Presets } from 'cli-progress';
-import { sweepDueWork } from './domain/org-clock.ts';
-import { DUE_WORK } from './domain/due-work.ts';
-import { deliverDue } from './domain/webhook-delivery.ts';
+import { controlledClocks, sweepDueWork } from './domain/org-clock.ts';
+import { SWEPT_WORK } from './domain/due-work.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
 import type { Store } from './domain/ports/store.ts';
 import type { BlobStore } from './domain/ports/blob-store.ts';
@@ -23,7 +22,7 @@ import { startDeliveryWorker, type DeliveryWorker } from './webhook-worker.ts';
 
 class UsageError extends Error {}
 
-/** How often `serve` runs the due work of every organization (domain/due-work.ts), e.g. `activity/meeting_held`. */
+/** How often `serve` runs the due work no loop of its own sends (SWEPT_WORK in domain/due-work.ts: `activity/meeting_held`) for every organization. */
 const DUE_WORK_SWEEP_MS = 60_000;
 
 /** How often `serve` sends the program messages that are due, and how many at most per round (so a stop waits little). */
@@ -495,33 +494,35 @@ async function serve(config: Config): Promise<number> {
   const counter = config.redisUrl
     ? await redisCounter(config.redisUrl, (error) => console.error(`tycho: rate-limit counters in Redis unavailable: ${(error as Error).message}`))
     : memoryCounter();
+  // Program messages: sent over SMTP with SMTP_URL, to the local outbox without it (docs/behaviour.md).
+  // The mail library loads only when there is a mail server to talk to.
+  const mailer = config.smtpUrl ? (await import('./mail.ts')).smtpMailer(config.smtpUrl) : undefined;
+  const webhookSender = httpWebhookSender(config.webhookUrls);
+  const options = appOptions(runtime, config, { webhookSender, ...(mailer ? { mailer } : {}) });
   const app = await buildApp({
-    ...appOptions(runtime, config),
+    ...options,
     ...(config.rateLimits ? { rateLimits: { ...config.rateLimits, counter } } : {}),
     ...(jwt ? { jwt } : {}),
   });
   // Due work (activity/meeting_held for meetings whose end has passed…), also when nobody reads (docs/behaviour.md).
   let sweeping: Promise<unknown> | undefined;
   const sweep = setInterval(() => {
-    sweeping ??= sweepDueWork(runtime.store)
+    sweeping ??= sweepDueWork(runtime.store, SWEPT_WORK)
       .catch((error: unknown) => app.log.error({ err: error }, 'running due work failed'))
       .finally(() => (sweeping = undefined));
   }, DUE_WORK_SWEEP_MS);
   sweep.unref();
-  // Program messages: sent over SMTP with SMTP_URL, to the local outbox without it (docs/behaviour.md).
-  // The mail library loads only when there is a mail server to talk to.
-  const mailer = config.smtpUrl ? (await import('./mail.ts')).smtpMailer(config.smtpUrl) : undefined;
+  // Each organization with a controlled clock has its messages fall due on that clock.
+  const orgClocks = controlledClocks(runtime.store, realClock);
   let sending: Promise<unknown> | undefined;
   const sender = setInterval(() => {
-    sending ??= sendDue(runtime.store, { now: timestamp(), limit: PROGRAM_SEND_BATCH, ...(mailer ? { mailer } : {}), ...(config.mailFrom ? { from: config.mailFrom } : {}) })
+    sending ??= orgClocks()
+      .then((controlled) => sendDue(runtime.store, { now: timestamp(realClock), orgClocks: controlled, limit: PROGRAM_SEND_BATCH, ...(mailer ? { mailer } : {}), ...(config.mailFrom ? { from: config.mailFrom } : {}) }))
       .catch((error: unknown) => app.log.error({ err: error }, 'sending program messages failed'))
       .finally(() => (sending = undefined));
   }, PROGRAM_SEND_INTERVAL_MS);
   sender.unref();
   // Webhook deliveries, unless other processes are left to send them (TYCHO_WEBHOOK_DELIVERY=off).
-  const webhookSender = httpWebhookSender(config.webhookUrls);
-  // Advancing an organization's clock sends the deliveries that fell due on it before it answers.
-  DUE_WORK.webhook_deliveries = (store, { orgId, now }) => deliverDue(store, webhookSender, { clock: () => now, orgId });
   const worker: DeliveryWorker | undefined = config.webhookDelivery
     ? startDeliveryWorker(runtime.store, webhookSender, {
         observer: app.deliveryObserver,

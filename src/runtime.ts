@@ -12,6 +12,8 @@ import type { BlobStore } from './domain/ports/blob-store.ts';
 import { join } from 'node:path';
 import type { Config } from './config.ts';
 import type { AppOptions } from './app.ts';
+import { dueWork, type DueWorkSenders } from './domain/due-work.ts';
+import { httpWebhookSender } from './webhook-sender.ts';
 
 export interface Runtime {
   store: Store;
@@ -88,8 +90,12 @@ export async function openRuntime(config: Config, options: { firstKey?: boolean 
   }
 }
 
-/** The application options that come from the runtime and the configuration. */
-export function appOptions(runtime: Runtime, config: Config): AppOptions {
+/**
+ * The application options that come from the runtime and the configuration. `senders` send what falls due
+ * when an organization's clock is advanced; by default webhooks go out over HTTP and program messages to the
+ * local outbox (`serve` passes its SMTP mailer).
+ */
+export function appOptions(runtime: Runtime, config: Config, senders: DueWorkSenders = { webhookSender: httpWebhookSender(config.webhookUrls) }): AppOptions {
   return {
     store: runtime.store,
     cursorSecret: runtime.cursorSecret,
@@ -101,5 +107,6 @@ export function appOptions(runtime: Runtime, config: Config): AppOptions {
     journalSize: config.journalSize,
     corsOrigins: config.corsOrigins,
     webhookUrls: config.webhookUrls,
+    dueWork: dueWork({ ...senders, ...(config.mailFrom ? { mailFrom: config.mailFrom } : {}) }),
   };
 }

@@ -1,8 +1,10 @@
 // The webhook delivery loop `tycho serve` runs: `deliverDue` again and again — at once while there is work,
-// after a short pause when there was none. Stopping lets the attempts in flight finish (at most the 30 s
+// after a short pause when there was none. An organization with a controlled clock has its deliveries fall due
+// on that clock (domain/due-times.ts); the list of such clocks is reread only when one changes. Stopping lets the attempts in flight finish (at most the 30 s
 // timeout), sends nothing new and releases the endpoint leases, so another process picks the rest up.
 import { hostname } from 'node:os';
-import { systemClock, type Clock } from './domain/clock.ts';
+import { realClock, type Clock } from './domain/clock.ts';
+import { controlledClocks } from './domain/org-clock.ts';
 import { newId } from './domain/ids.ts';
 import type { Store } from './domain/ports/store.ts';
 import type { WebhookSender } from './domain/ports/webhook-sender.ts';
@@ -17,6 +19,7 @@ export interface DeliveryWorker {
 }
 
 export interface WorkerOptions {
+  /** The real time (organizations' controlled clocks are offsets of it). */
   clock?: Clock;
   pollMs?: number;
   /** Requests in flight at once. */
@@ -30,15 +33,21 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
   const stopping = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> | undefined;
+  const clock = options.clock ?? realClock;
+  const orgClocks = controlledClocks(store, clock);
   const tick = () => {
     timer = undefined;
-    round = deliverDue(store, sender, {
-      clock: options.clock ?? systemClock,
-      owner,
-      signal: stopping.signal,
-      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-      ...(options.observer ? { observer: options.observer } : {}),
-    })
+    round = orgClocks()
+      .then((controlled) =>
+        deliverDue(store, sender, {
+          clock,
+          orgClocks: controlled,
+          owner,
+          signal: stopping.signal,
+          ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+          ...(options.observer ? { observer: options.observer } : {}),
+        }),
+      )
       .then((done) => done.attempts)
       .catch((error: unknown) => {
         options.onError(error);

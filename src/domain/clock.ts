@@ -34,8 +34,11 @@ export function contextualClock(base: Clock): Clock {
   };
 }
 
+/** The real time whatever organization the work is for: for what processes share, such as leases. */
+export const realClock: Clock = () => new Date();
+
 /** The real time, or the controlled clock of the organization the work is for. */
-export const systemClock: Clock = contextualClock(() => new Date());
+export const systemClock: Clock = contextualClock(realClock);
 
 export function timestamp(clock: Clock = systemClock): string {
   return clock().toISOString();

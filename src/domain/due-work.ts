@@ -1,17 +1,42 @@
-// Work that falls due with time: the registry that advancing an organization's clock runs before it returns,
-// and that `serve` sweeps every minute for every organization on its own clock. A runner does what is due at
-// `now` for one organization, and must be safe to run again (runs may overlap across processes).
+// Work that falls due with time: the registry that advancing an organization's clock runs before it returns.
+// A runner does what is due at `now` for one organization, and must be safe to run again (runs may overlap
+// across processes). `serve` also runs this work for every organization on its own clock: meetings held in a
+// sweep every minute (SWEPT_WORK), webhook deliveries and program messages in loops of their own.
 import type { Store } from './ports/store.ts';
+import type { Mailer } from './ports/mailer.ts';
+import type { WebhookSender } from './ports/webhook-sender.ts';
 import { recordMeetingsHeld } from './meetings.ts';
+import { sendDue } from './program-messages.ts';
+import { deliverDue } from './webhook-delivery.ts';
 
 export type DueRunner = (store: Store, options: { orgId: string; now: Date }) => Promise<unknown>;
 
-/** By name, for logs. Add a line here for each kind of work that waits for a time (retries, scheduled sends). */
-export const DUE_WORK: Record<string, DueRunner> = {
+/** Runners by name (for logs). */
+export type DueWork = Record<string, DueRunner>;
+
+/** The work no loop of `serve` sends: its minute sweep runs this. */
+export const SWEPT_WORK: DueWork = {
   meeting_held: (store, { orgId, now }) => recordMeetingsHeld(store, () => now, orgId),
 };
 
-/** Runs every registered runner for the organization, in order; the first failure stops the run. */
-export async function runDueWork(store: Store, options: { orgId: string; now: Date }, registry: Record<string, DueRunner> = DUE_WORK): Promise<void> {
-  for (const runner of Object.values(registry)) await runner(store, options);
+/** How the process sends: program messages over SMTP (to the local outbox without a mailer), webhooks. */
+export interface DueWorkSenders {
+  mailer?: Mailer;
+  mailFrom?: string;
+  webhookSender?: WebhookSender;
+}
+
+/** Every kind of work that waits for a time; add a line here for each new one. */
+export function dueWork(senders: DueWorkSenders): DueWork {
+  const { mailer, mailFrom, webhookSender } = senders;
+  return {
+    ...SWEPT_WORK,
+    program_messages: (store, { orgId, now }) => sendDue(store, { now: now.toISOString(), orgId, ...(mailer ? { mailer } : {}), ...(mailFrom ? { from: mailFrom } : {}) }),
+    ...(webhookSender ? { webhook_deliveries: (store, { orgId, now }) => deliverDue(store, webhookSender, { clock: () => now, orgId }) } : {}),
+  };
+}
+
+/** Runs every runner of `work` for the organization, in order; the first failure stops the run. */
+export async function runDueWork(store: Store, options: { orgId: string; now: Date }, work: DueWork): Promise<void> {
+  for (const runner of Object.values(work)) await runner(store, options);
 }

@@ -1,10 +1,10 @@
 // Each organization's clock: the system clock unless the toolkit froze, set or advanced it. The setting lives
 // in the database, so every process sharing it reads the same time for the organization.
 import { invalidAt } from './errors.ts';
-import { currentTimeContext, runInTimeContext, systemClock, type Clock } from './clock.ts';
+import { currentTimeContext, realClock, runInTimeContext, type Clock } from './clock.ts';
 import type { ClockSetting } from './ports/toolkit-store.ts';
 import type { Store } from './ports/store.ts';
-import { runDueWork } from './due-work.ts';
+import { runDueWork, type DueWork } from './due-work.ts';
 import { changeCache } from './change-cache.ts';
 
 /** The clock a setting describes; a running one moves with `base`. */
@@ -37,15 +37,19 @@ export function cachedClockReader(store: Store, base: Clock): (orgId: string) =>
   };
 }
 
-/** The organization's clock for work done outside a request (sweeps, workers). */
-export async function clockFor(store: Store, orgId: string, base: Clock = () => new Date()): Promise<Clock> {
-  return (await controlledClock(store, orgId, base)) ?? base;
+/**
+ * Every controlled clock, by organization, for the background loops (webhook deliveries, program messages):
+ * the list is read again only after some clock changed (domain/change-cache.ts), so a round costs no query
+ * while no organization's clock moves.
+ */
+export function controlledClocks(store: Store, base: Clock): () => Promise<Map<string, Clock>> {
+  const settings = changeCache<'all', { orgId: string; setting: ClockSetting }[]>(() => store.clocks.changeToken(), 1);
+  return async () => new Map((await settings.get('all', () => store.clocks.list())).map(({ orgId, setting }) => [orgId, clockOf(setting, base)]));
 }
 
-/** Runs `fn` in the organization's time context (its clock, its id sequence). */
-export async function withOrgTime<T>(store: Store, orgId: string, fn: () => Promise<T>, base: Clock = () => new Date()): Promise<T> {
-  const clock = await controlledClock(store, orgId, base);
-  return runInTimeContext({ orgId, ...(clock ? { clock } : {}) }, fn);
+/** The organization's clock for work done outside a request (sweeps, workers). */
+export async function clockFor(store: Store, orgId: string, base: Clock = realClock): Promise<Clock> {
+  return (await controlledClock(store, orgId, base)) ?? base;
 }
 
 export interface ClockState {
@@ -92,7 +96,7 @@ export async function getClock(store: Store, orgId: string, base: Clock): Promis
  * Changes the organization's clock, then (when time moved forward) runs the work that became due, with the new
  * time, before returning. Later requests of the organization, in every process, read the new clock.
  */
-export async function changeClock(store: Store, orgId: string, change: ClockChange, base: Clock): Promise<ClockState> {
+export async function changeClock(store: Store, orgId: string, change: ClockChange, base: Clock, work: DueWork): Promise<ClockState> {
   const before = await store.clocks.find(orgId);
   const current = before ? clockOf(before, base)().getTime() : base().getTime();
   const real = base().getTime();
@@ -131,14 +135,16 @@ export async function changeClock(store: Store, orgId: string, change: ClockChan
     else delete context.clock;
   }
   if (clock().getTime() > current) {
-    await runInTimeContext({ orgId, ...(next ? { clock } : {}) }, () => runDueWork(store, { orgId, now: clock() }));
+    await runInTimeContext({ orgId, ...(next ? { clock } : {}) }, () => runDueWork(store, { orgId, now: clock() }, work));
   }
   return stateOf(next, base);
 }
 
-/** Runs the due work of every organization, each on its own clock: what `serve` does every minute. */
-export async function sweepDueWork(store: Store): Promise<void> {
+/** Runs `work` for every organization, each on its own clock: what `serve` does every minute. */
+export async function sweepDueWork(store: Store, work: DueWork): Promise<void> {
+  const clocks = new Map((await store.clocks.list()).map(({ orgId, setting }) => [orgId, clockOf(setting, realClock)]));
   for (const org of await store.organizations.list()) {
-    await withOrgTime(store, org.id, async () => runDueWork(store, { orgId: org.id, now: systemClock() }));
+    const clock = clocks.get(org.id);
+    await runInTimeContext({ orgId: org.id, ...(clock ? { clock } : {}) }, () => runDueWork(store, { orgId: org.id, now: (clock ?? realClock)() }, work));
   }
 }

@@ -22,6 +22,7 @@ import type { Principal } from './api-keys.ts';
 import type { Mailer } from './ports/mailer.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
+import { clockIn, dueTimes, inOrgTime, shiftedBy, type DueScope } from './due-times.ts';
 
 export type MessageStatus = 'queued' | 'sending' | 'sent' | 'failed' | 'shielded';
 export const DELIVERY_EVENTS = ['opened', 'clicked', 'bounced', 'complained', 'unsubscribed'] as const;
@@ -122,8 +123,11 @@ export function listOutbox(store: Store, orgId: string, page: PageRequest): Prom
   return store.programMessages.listOutbox(orgId, page);
 }
 
-export interface SendOptions {
-  /** The time the sender acts at (ISO 8601). */
+export interface SendOptions extends DueScope {
+  /**
+   * The time the sender acts at (ISO 8601) for every organization but those in `orgClocks`; with `orgId`,
+   * that organization's time.
+   */
   now: string;
   /** SMTP delivery; without it messages go to the local outbox. */
   mailer?: Mailer;
@@ -142,15 +146,20 @@ export interface SendReport {
 
 export const DEFAULT_FROM = 'Tycho <tycho@localhost>';
 
-/** Sends every message due at `now`, in batches; safe to run in several processes at once. */
+/** Sends every message due at `now` (or its organization's controlled time), in batches; safe to run in several processes at once. */
 export async function sendDue(store: Store, options: SendOptions): Promise<SendReport> {
   const report: SendReport = { sent: 0, failed: 0, shielded: 0, retried: 0 };
+  const others = () => new Date(options.now);
   let left = options.limit ?? Infinity;
   while (left > 0) {
-    const claimed = await store.programMessages.claimDue(options.now, later(options.now, LEASE_MS), Math.min(options.mailer ? BATCH.smtp : BATCH.outbox, left));
+    const due = dueTimes(others(), options);
+    const claimed = await store.programMessages.claimDue(due, shiftedBy(due, LEASE_MS), Math.min(options.mailer ? BATCH.smtp : BATCH.outbox, left));
     if (claimed.length === 0) break;
     left -= claimed.length;
-    for (const message of claimed) report[await deliver(store, message, options)]++;
+    for (const message of claimed) {
+      const now = timestamp(clockIn(options, message.orgId, others));
+      report[await inOrgTime(options, message.orgId, () => deliver(store, message, { ...options, now }))]++;
+    }
   }
   return report;
 }

@@ -1,14 +1,15 @@
 // Webhook delivery: the rules of sending from the outbox (webhook-outbox.ts).
 //
-// - `deliverDue` sends what is due at the time `clock` says, and is all a worker loop needs. Each endpoint is
-//   leased to one process at a time (`claimDue`), which sends its due deliveries in recording order and stops
-//   at the first failure, so one endpoint's events go out in order and a dead endpoint costs one request per
-//   round. A lease outlives the longest attempt and is renewed as the round goes on; a crashed process's lease
-//   expires and another process takes over.
+// - `deliverDue` sends what is due at the time `clock` says (an organization with a controlled clock: at its
+//   own, `orgClocks`), and is all a worker loop needs. Each endpoint is leased to one process at a time
+//   (`claimDue`), which sends its due deliveries in recording order and stops at the first failure, so one
+//   endpoint's events go out in order and a dead endpoint costs one request per round. A lease outlives the
+//   longest attempt and is renewed as the round goes on; a crashed process's lease expires and another
+//   process takes over.
 // - A failed attempt is retried on the Standard Webhooks / Svix schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
 //   10 h after the first attempt, each ±10 % jitter), then the delivery is `failed`. An endpoint that has
 //   failed every attempt for five days is disabled.
-import { systemClock, type Clock } from './clock.ts';
+import { realClock, type Clock } from './clock.ts';
 import { invalidAt } from './errors.ts';
 import { newId } from './ids.ts';
 import type { Page, PageRequest } from './pagination.ts';
@@ -17,6 +18,7 @@ import type { WebhookResult, WebhookSender } from './ports/webhook-sender.ts';
 import type { Activity } from './activity.ts';
 import { activityIdOf, messageId, webhookPayload } from './webhook-events.ts';
 import { getEndpoint, type WebhookEndpoint } from './webhook-endpoints.ts';
+import { clockIn, dueTimes, inOrgTime, type DueScope } from './due-times.ts';
 import { DUE_AT_ONCE, pendingDelivery, type WebhookDelivery } from './webhook-outbox.ts';
 
 export interface WebhookAttempt {
@@ -61,11 +63,12 @@ export interface DeliveryObserver {
   attempted(outcome: AttemptOutcome, seconds: number): void;
 }
 
-export interface DeliverOptions {
-  /** The delivery clock: what is due, attempt times and retry times. */
+export interface DeliverOptions extends DueScope {
+  /**
+   * The delivery clock — what is due, attempt times and retry times — for every organization but those in
+   * `orgClocks`; with `orgId`, that organization's clock.
+   */
   clock: Clock;
-  /** Only this organization's deliveries (for a per-organization clock). */
-  orgId?: string;
   /** Who holds the leases this call takes; unique per process. */
   owner?: string;
   /** The clock of leases, which expire in real time whatever the delivery clock says. */
@@ -90,12 +93,11 @@ export interface DeliveryRound {
 
 /** Sends every delivery due by `clock` (up to the limits) and records each attempt. */
 export async function deliverDue(store: Store, sender: WebhookSender, options: DeliverOptions): Promise<DeliveryRound> {
-  const leaseClock = options.leaseClock ?? systemClock;
+  const leaseClock = options.leaseClock ?? realClock;
   const owner = options.owner ?? newId();
   const leaseUntil = () => new Date(leaseClock().getTime() + LEASE_MS).toISOString();
   const endpoints = await store.webhookEndpoints.claimDue({
-    now: options.clock().toISOString(),
-    ...(options.orgId !== undefined ? { orgId: options.orgId } : {}),
+    due: dueTimes(options.clock(), options),
     owner,
     leaseNow: leaseClock().toISOString(),
     leaseUntil: leaseUntil(),
@@ -103,8 +105,9 @@ export async function deliverDue(store: Store, sender: WebhookSender, options: D
   });
   const round: DeliveryRound = { attempts: 0, succeeded: 0, failed: 0 };
   const drain = async (endpoint: WebhookEndpoint) => {
+    const clock = clockIn(options, endpoint.orgId, options.clock);
     try {
-      const due = await store.webhookDeliveries.due(endpoint.id, options.clock().toISOString(), options.batch ?? DELIVERY_BATCH);
+      const due = await store.webhookDeliveries.due(endpoint.id, clock().toISOString(), options.batch ?? DELIVERY_BATCH);
       const sent: Sent[] = [];
       let renewedAt = leaseClock().getTime();
       for (const { delivery, activity } of due) {
@@ -114,7 +117,7 @@ export async function deliverDue(store: Store, sender: WebhookSender, options: D
           if (!(await store.webhookEndpoints.renewLease(endpoint.id, owner, leaseUntil()))) break;
           renewedAt = leaseClock().getTime();
         }
-        const attempt = await send(sender, endpoint, delivery, activity, options.clock);
+        const attempt = await send(sender, endpoint, delivery, activity, clock);
         sent.push(attempt);
         // A failure ends the endpoint's round: its later events wait, so they do not overtake it needlessly.
         if (!attempt.ok) break;
@@ -129,7 +132,7 @@ export async function deliverDue(store: Store, sender: WebhookSender, options: D
       await store.webhookEndpoints.releaseLease(endpoint.id, owner);
     }
   };
-  await inPool(endpoints, options.concurrency ?? 8, drain);
+  await inPool(endpoints, options.concurrency ?? 8, (endpoint) => inOrgTime(options, endpoint.orgId, () => drain(endpoint)));
   return round;
 }
 

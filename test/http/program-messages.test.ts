@@ -157,7 +157,7 @@ for (const engine of ENGINES) {
 
       // A claim whose sender never finishes: the message is due again once the lease has passed.
       const orphan = await send({ person: { email: 'orphan@example.com' }, program_template_id: template.id });
-      assert.equal((await h.store.programMessages.claimDue(time.at(), new Date(Date.parse(time.at()) + 300_000).toISOString(), 10)).length, 1);
+      assert.equal((await h.store.programMessages.claimDue({ others: time.at(), orgs: [] }, { others: new Date(Date.parse(time.at()) + 300_000).toISOString(), orgs: [] }, 10)).length, 1);
       assert.equal((await sendDue(h.store, { now: time.at(), mailer })).sent, 0);
       time.advance(300_000);
       assert.equal((await sendDue(h.store, { now: time.at(), mailer })).sent, 1);

@@ -27,6 +27,7 @@ import type { Unsubscribe } from '../unsubscribes.ts';
 import type { AgentSettings } from '../agent-settings.ts';
 import type { Form } from '../forms.ts';
 import type { ClockRepo, IdempotencyRepo, JournalRepo, OrgStateRepo, SnapshotRepo } from './toolkit-store.ts';
+import type { DueTimes } from '../due-times.ts';
 
 export interface OrganizationRepo {
   insert(org: Organization): Promise<void>;
@@ -218,11 +219,11 @@ export interface ProgramMessageRepo {
   insert(message: ProgramMessage): Promise<void>;
   find(orgId: string, id: string): Promise<ProgramMessage | undefined>;
   /**
-   * Claims up to `limit` messages due at `now` (queued, or being sent under a lease that has ended), of any
-   * organization: each becomes `sending`, due at `leaseEnd`, one attempt more. Concurrent callers in any
+   * Claims up to `limit` messages due by `due` (queued, or being sent under a lease that has ended): each
+   * becomes `sending`, due at its organization's `leaseEnd`, one attempt more. Concurrent callers in any
    * process claim disjoint messages.
    */
-  claimDue(now: string, leaseEnd: string, limit: number): Promise<ProgramMessage[]>;
+  claimDue(due: DueTimes, leaseEnd: DueTimes, limit: number): Promise<ProgramMessage[]>;
   /** Saves a claimed message's outcome, unless its claim (`claimedAttempts`) was lost; true when saved. */
   complete(message: ProgramMessage, claimedAttempts: number): Promise<boolean>;
   /** Notes the first report of `event` on the message. */
@@ -254,9 +255,8 @@ export interface FormRepo extends RecordRepo<Form> {
 
 /** Endpoints with work due, leased to one process (`owner`) until `leaseUntil` (times on the lease clock). */
 export interface LeaseClaim {
-  /** Deliveries due by this time count (the delivery clock). */
-  now: string;
-  orgId?: string;
+  /** Deliveries due by these times count (each organization's delivery clock). */
+  due: DueTimes;
   owner: string;
   leaseNow: string;
   leaseUntil: string;

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../domain/clock.ts';
 import { changeClock, getClock, type ClockChange } from '../../domain/org-clock.ts';
+import type { DueWork } from '../../domain/due-work.ts';
 import { requireToolkitAccess } from '../../domain/snapshots.ts';
 import { AdvanceBody, ClockWire, FreezeBody, SetBody, advanceMilliseconds, renderClock, toolkitSchema } from '../schemas/tycho.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -11,12 +12,14 @@ import type { RouteDeps } from '../route-deps.ts';
 export interface ClockRouteOptions extends RouteDeps {
   /** The clock organizations' clocks are offsets of (the system clock, or the tests' clock). */
   baseClock: Clock;
+  /** What advancing runs before it answers. */
+  dueWork: DueWork;
 }
 
 const ACCESS = 'Admin keys, and write keys of a sandbox.';
 
-export const clockRoutes: FastifyPluginAsyncTypebox<ClockRouteOptions> = async (app, { store, baseClock }) => {
-  const change = (orgId: string, what: ClockChange) => changeClock(store, orgId, what, baseClock).then(renderClock);
+export const clockRoutes: FastifyPluginAsyncTypebox<ClockRouteOptions> = async (app, { store, baseClock, dueWork }) => {
+  const change = (orgId: string, what: ClockChange) => changeClock(store, orgId, what, baseClock, dueWork).then(renderClock);
 
   app.get(
     '/tycho/clock',
@@ -53,7 +56,7 @@ export const clockRoutes: FastifyPluginAsyncTypebox<ClockRouteOptions> = async (
       preHandler,
       schema: toolkitSchema(
         'Advance the clock',
-        `${ACCESS} Moves the organization's clock forward by the sum of the given amounts, then runs what became due (meetings held, retries) before answering.`,
+        `${ACCESS} Moves the organization's clock forward by the sum of the given amounts, then runs what became due (meetings held, webhook retries, program messages) before answering.`,
         [422],
         { body: AdvanceBody, response: { 200: ClockWire } },
       ),

@@ -8,6 +8,7 @@ import type { Program, ProgramTemplate } from '../../domain/programs.ts';
 import type { ProgramMessageRepo, ProgramTemplateRepo } from '../../domain/ports/store.ts';
 import { mapPage } from '../../domain/pagination.ts';
 import { fetchPage } from './keyset.ts';
+import { dueBy, timeOf } from './due-times.ts';
 import { json, recordRepo, type RecordMapping } from './records.ts';
 import type { Database, ProgramMessagesTable, ProgramsTable, ProgramTemplatesTable } from './schema.ts';
 
@@ -138,19 +139,19 @@ export function programMessageRepo(db: Kysely<Database>, skipLocked: boolean): P
       const row = await db.selectFrom('program_messages').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
       return row && toModel(row);
     },
-    async claimDue(now, leaseEnd, limit) {
+    async claimDue(dueTimes, leaseEnd, limit) {
       let due = db
         .selectFrom('program_messages')
         .select('id')
         .where('status', 'in', ['queued', 'sending'])
-        .where('due_at', '<=', now)
+        .where(dueBy('org_id', 'due_at', dueTimes))
         .orderBy('due_at')
         .orderBy('id')
         .limit(limit);
       if (skipLocked) due = due.forUpdate().skipLocked();
       const rows = await db
         .updateTable('program_messages')
-        .set({ status: 'sending', due_at: leaseEnd, attempts: sql<number>`attempts + 1` })
+        .set({ status: 'sending', due_at: timeOf('org_id', leaseEnd), attempts: sql<number>`attempts + 1` })
         .where('id', 'in', due)
         .returningAll()
         .execute();

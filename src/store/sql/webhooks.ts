@@ -13,6 +13,7 @@ import { json } from './records.ts';
 import { toActivity } from './activities.ts';
 import { changeCache, type ChangeCache } from '../../domain/change-cache.ts';
 import type { Engine } from './sql-store.ts';
+import { dueBy } from './due-times.ts';
 
 /** How many due deliveries one claim looks through for endpoints to lease. */
 const CLAIM_WINDOW = 500;
@@ -103,12 +104,11 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
     },
     async claimDue(claim) {
       // First a read (usually empty): which endpoints have work due. Only then a write, to lease them.
-      let due = db
+      const due = db
         .selectFrom('webhook_deliveries as d')
         .select('d.endpoint_id')
         .where('d.status', '=', 'pending')
-        .where('d.next_attempt_at', '<=', claim.now);
-      if (claim.orgId !== undefined) due = due.where('d.org_id', '=', claim.orgId);
+        .where(dueBy('d.org_id', 'd.next_attempt_at', claim.due));
       const window = await due.orderBy('d.next_attempt_at').limit(CLAIM_WINDOW).execute();
       const candidates = [...new Set(window.map((r) => r.endpoint_id))];
       if (candidates.length === 0) return [];
