@@ -6,7 +6,7 @@ import type { Organization } from '../../domain/organizations.ts';
 import type { Snapshot } from '../../domain/snapshots.ts';
 import type { ClockState } from '../../domain/org-clock.ts';
 import type { JournalEntry } from '../../domain/ports/toolkit-store.ts';
-import { ErrorEnvelope, Timestamp } from './common.ts';
+import { ErrorEnvelope, listExamples, Timestamp } from './common.ts';
 
 export const TOOLKIT_TAGS = ['Tycho extensions'];
 
@@ -62,7 +62,7 @@ export function renderSnapshot(s: Snapshot): Static<typeof SnapshotWire> {
 }
 
 /** A plain list: an organization has few sandboxes' worth of snapshots, and sandboxes are listed by admins. */
-export const PlainList = <T extends TSchema>(item: T) => Type.Object({ type: Type.Literal('list'), data: Type.Array(item) });
+export const PlainList = <T extends TSchema>(item: T) => Type.Object({ type: Type.Literal('list'), data: Type.Array(item) }, listExamples(item));
 
 export const ClockWire = Type.Object({
   type: Type.Literal('tycho_clock'),
