@@ -17,6 +17,9 @@ export const PageQuery = Type.Object({
   ),
 });
 
+/** The creation and update times the examples show. */
+export const EXAMPLE_STAMPS = { created_at: '2025-02-17T16:00:00.000Z', updated_at: '2025-02-17T16:00:00.000Z' };
+
 /** The first example of a schema, from which the examples of schemas built on it are composed. */
 export const exampleOf = (schema: TSchema): any => (schema as { examples?: unknown[] }).examples?.[0];
 

@@ -5,7 +5,7 @@ import { COLORS, FIELD_TYPES } from '../../domain/fields.ts';
 import { STEP_TYPES, type Funnel } from '../../domain/funnels.ts';
 import type { CollectionRef, FieldRef, FieldView } from '../../domain/field-views.ts';
 import { renderValue } from '../../domain/field-types/index.ts';
-import { CollectionPointer, Timestamp } from './common.ts';
+import { CollectionPointer, EXAMPLE_STAMPS, Timestamp } from './common.ts';
 import { docOnly, ref } from './documented.ts';
 
 const FieldPointer = Type.Object({
@@ -23,7 +23,6 @@ const FunnelStep = Type.Object({
   color: Type.String(),
 });
 
-const STAMPS = { created_at: '2025-02-17T16:00:00.000Z', updated_at: '2025-02-17T16:00:00.000Z' };
 
 export const FunnelWire = Type.Object(
   {
@@ -44,7 +43,7 @@ export const FunnelWire = Type.Object(
           { id: '1CLJt2v5S2pLx7JmQa9Ufb', type: 'funnel_step', name: 'Lead', step_type: 'active', color: 'blue' },
           { id: '1CLJt2v5SgYc3NtVw6Hkrm', type: 'funnel_step', name: 'Won', step_type: 'success', color: 'green' },
         ],
-        ...STAMPS,
+        ...EXAMPLE_STAMPS,
       },
     ],
   },
@@ -98,7 +97,7 @@ export const FieldWire = Type.Object(
           { id: '1CLJt2v5U6hQm4XyPe8Vjs', type: 'choice_field_option', name: 'Gold', color: 'amber' },
           { id: '1CLJt2v5UrNd7GaTk3Lbwq', type: 'choice_field_option', name: 'Silver', color: 'lunar' },
         ],
-        ...STAMPS,
+        ...EXAMPLE_STAMPS,
       },
     ],
   },

@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { PROGRAM_STATUSES, PROGRAM_TRIGGERS, type Program, type ProgramMetrics, type ProgramTemplate } from '../../domain/programs.ts';
 import { DELIVERY_EVENTS, type ProgramMessage } from '../../domain/program-messages.ts';
-import { Timestamp } from './common.ts';
+import { EXAMPLE_STAMPS, Timestamp } from './common.ts';
 
 const enumOf = (values: readonly string[], what: string) => Type.Union(values.map((v) => Type.Literal(v)), { errorMessage: `must be one of ${values.join(', ')} (${what})` });
 const NullableString = Type.Union([Type.String(), Type.Null()], { errorMessage: 'must be a string or null' });
@@ -36,9 +36,8 @@ const templateProperties = {
   updated_at: Timestamp,
 };
 
-const STAMPS = { created_at: '2025-02-17T16:00:00.000Z', updated_at: '2025-02-17T16:00:00.000Z' };
-const programExample = { id: '1CLJt2v5hPw4RkZc8Ndgtv', type: 'program', display_name: 'Renewal reminders', status: 'published', trigger: 'api', track_opens: true, track_clicks: false, ...STAMPS };
-const templateExample = { id: '1CLJt2v5j6Xd9LsVq2Mfhw', type: 'program_template', subject: 'Your plan renews soon', body: { markdown: 'Hello {{ person.name }}, your plan renews on **1 March**.' }, ...STAMPS };
+const programExample = { id: '1CLJt2v5hPw4RkZc8Ndgtv', type: 'program', display_name: 'Renewal reminders', status: 'published', trigger: 'api', track_opens: true, track_clicks: false, ...EXAMPLE_STAMPS };
+const templateExample = { id: '1CLJt2v5j6Xd9LsVq2Mfhw', type: 'program_template', subject: 'Your plan renews soon', body: { markdown: 'Hello {{ person.name }}, your plan renews on **1 March**.' }, ...EXAMPLE_STAMPS };
 
 export const ProgramTemplateWire = Type.Object(
   { ...templateProperties, program: Type.Optional(Type.Object(programProperties)) },
@@ -95,7 +94,7 @@ export const ProgramMessageWire = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-  { examples: [{ id: '1CLJt2v5jTb3KwYm6Rcfsx', type: 'program_message', program_template: templateExample, ...STAMPS }] },
+  { examples: [{ id: '1CLJt2v5jTb3KwYm6Rcfsx', type: 'program_message', program_template: templateExample, ...EXAMPLE_STAMPS }] },
 );
 
 export const CreateProgramMessageBody = Type.Object(
@@ -174,7 +173,7 @@ export const DeliveryWire = Type.Object(
         body: 'Hello Ada, your plan renews on **1 March**.',
         sent_at: '2025-02-17T16:00:01.000Z',
         events: { opened: '2025-02-17T16:20:00.000Z' },
-        ...STAMPS,
+        ...EXAMPLE_STAMPS,
       },
     ],
   },
