@@ -1,15 +1,17 @@
 // Small pieces every view uses: loading and error states, cursor pagination, tables of records.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, query, type ApiList } from './api.ts';
 
-/** Runs `load` whenever `deps` change; gives its result or its error. */
+/** Runs `load` whenever `deps` change; gives its result or its error. A reload shows the old result until the new one. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data?: T; error?: string; reload: () => void } {
   const [state, setState] = useState<{ data?: T; error?: string }>({});
   const [tick, setTick] = useState(0);
+  const loadedTick = useRef(tick);
   useEffect(() => {
     let live = true;
-    setState({});
+    if (loadedTick.current === tick) setState({});
+    loadedTick.current = tick;
     load().then(
       (data) => live && setState({ data }),
       (error: Error) => live && setState({ error: error.message }),

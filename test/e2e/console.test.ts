@@ -1,6 +1,7 @@
 // The operator console and the docs page in a real browser: Debian's Chromium driven by playwright-core
 // (never a downloaded browser). Signs in with an API key, browses to an item, runs a filter search, adds a
-// note, and tries an operation from /docs against the running server. Screenshots go to test-artifacts/.
+// note, sees a webhook delivery and re-sends it, and tries an operation from /docs against the running server.
+// Screenshots go to test-artifacts/.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -8,7 +9,13 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { createHarness, type Harness } from '../helpers/harness.ts';
+import { text } from '../helpers/items.ts';
+import { makeEndpoint, startReceiver } from '../helpers/webhooks.ts';
 import { CONSOLE_DIST } from '../../src/http/routes/console.ts';
+import { deliverDue } from '../../src/domain/webhook-delivery.ts';
+import { systemClock } from '../../src/domain/clock.ts';
+import { httpWebhookSender } from '../../src/webhook-sender.ts';
+import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');
@@ -76,12 +83,49 @@ describe('Operator console and docs page in Chromium', { skip }, () => {
     await page.fill('textarea[name=filter]', '{"field": "name", "op": "contains", "value": "hop"}');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.locator('td', { hasText: 'Alan Turing' }).waitFor({ state: 'detached' });
+    // The old rows leave as the search starts; the answer's rows come a moment later.
+    await page.locator('.items td', { hasText: 'Grace Hopper' }).waitFor();
     assert.deepEqual(await page.locator('.items tbody tr td:nth-child(2)').allInnerTexts(), ['Grace Hopper']);
     await page.screenshot({ path: join(ARTIFACTS, 'console-search.png'), fullPage: true });
     await page.fill('textarea[name=filter]', '{"field": "nope", "op": "eq", "value": 1}');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('alert').waitFor();
     assert.match(await page.getByRole('alert').innerText(), /nope/, 'the API\'s validation message is shown');
+  });
+
+  it("shows an endpoint's delivery attempts and re-sends an event through the API", async () => {
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await makeEndpoint(h, receiver, ['activity/item_created']);
+      assert.equal((await h.post('/v0/collections/people/items', { values: { name: text('Katherine Johnson') } })).status, 201);
+      // The harness runs no worker: each round of deliveries is driven here, the first one refused.
+      const deliver = () => deliverDue(h.store, httpWebhookSender(PUBLIC_ONLY), { clock: systemClock });
+      receiver.answer = 500;
+      assert.equal((await deliver()).failed, 1);
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.locator('tr', { hasText: receiver.url }).getByRole('button', { name: 'Open' }).click();
+      const attempts = page.locator('.sub tbody tr');
+      await attempts.first().waitFor();
+      // Event, status code, error and response excerpt (time and latency vary).
+      const cells = async (row: number) => (await attempts.nth(row).locator('td').allInnerTexts()).filter((_, i) => [1, 2, 4, 5].includes(i));
+      assert.deepEqual(await cells(0), ['activity/item_created', '500', 'the receiver answered 500', 'not now']);
+
+      receiver.answer = 200;
+      await attempts.first().getByRole('button', { name: 'Re-send' }).click();
+      await page.getByRole('status').filter({ hasText: /Re-sent msg_\w+: queued/ }).waitFor();
+      assert.equal((await deliver()).succeeded, 1);
+      // The console follows the list until the new attempt heads it.
+      await attempts.nth(1).waitFor();
+      assert.deepEqual(await cells(0), ['activity/item_created', '200', '', 'ok']);
+      assert.match(await attempts.first().locator('td').nth(3).innerText(), /^\d+ ms$/);
+      assert.equal(await attempts.nth(1).locator('td').nth(2).innerText(), '500');
+      assert.deepEqual(receiver.received.map((r) => r.id), [receiver.received[0]!.id, receiver.received[0]!.id], 'the same event twice');
+      const listed = await h.get(`/v0/tycho/webhook_endpoints/${endpoint.id}/attempts`);
+      assert.deepEqual(listed.body.data.map((a: any) => a.status_code), [200, 500]);
+      await page.screenshot({ path: join(ARTIFACTS, 'console-webhooks.png'), fullPage: true });
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('serves the docs page with its assets only, and "Try it out" calls the running server', async () => {

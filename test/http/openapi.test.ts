@@ -93,6 +93,20 @@ for (const engine of ENGINES) {
       assert.equal(document.paths['/v0/collections/{collection_id}/items/search'].post.responses['403'], undefined, 'search reads');
     });
 
+    it('shows a request example for every body and a response example for every success answer with a body', () => {
+      // On the media object, or (OpenAPI 3.1) as the schema's own `examples` where the generator leaves them.
+      const hasExample = (media: any) => media.example !== undefined || Object.keys(media.examples ?? {}).length > 0 || media.schema?.examples?.length > 0;
+      const missing: string[] = [];
+      for (const { name, op } of operations) {
+        for (const [type, media] of Object.entries<any>(op.requestBody?.content ?? {})) if (!hasExample(media)) missing.push(`${name} request ${type}`);
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          if (!/^2\d\d$/.test(status)) continue;
+          for (const [type, media] of Object.entries<any>(response.content ?? {})) if (!hasExample(media)) missing.push(`${name} ${status} ${type}`);
+        }
+      }
+      assert.deepEqual(missing, []);
+    });
+
     it('shows item values as the discriminated union of the 20 value types, and the filter language', () => {
       const { schemas } = document.components;
       const value = schemas.Value;

@@ -22,6 +22,10 @@ const EXTENSION = ['Tycho extensions'];
 const Params = Type.Object({ id: Type.String() });
 const UtmQuery = Type.Object(Object.fromEntries(UTM_PARAMETERS.map((name) => [name, Type.Optional(Type.String())])));
 
+const FormPage = Type.String({
+  examples: ['<!doctype html><html><head><meta charset="utf-8"><title>Contact us</title></head><body><h1>Contact us</h1><form method="post" action="/tycho/forms/1CLJt2v5kBf7NxTr3Wdgmy/submissions">…</form></body></html>'],
+});
+
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function input(field: Field): string {
@@ -42,7 +46,16 @@ export const formSubmissionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async 
 
   app.get(
     '/tycho/forms/:id',
-    { schema: { summary: 'Public page of a form (Tycho extension)', description: 'An HTML page that submits to the form, when its pages are enabled.', tags: EXTENSION, security: [], params: Params, response: { 200: Type.String(), ...errorResponses(404) } } },
+    {
+      schema: {
+        summary: 'Public page of a form (Tycho extension)',
+        description: 'An HTML page that submits to the form, when its pages are enabled.',
+        tags: EXTENSION,
+        security: [],
+        params: Params,
+        response: { 200: { description: 'The page', content: { 'text/html': { schema: FormPage } } }, ...errorResponses(404) },
+      },
+    },
     async (req, reply) => {
       const form = await findPublicForm(store, req.params.id);
       if (!form.pagesEnabled) throw new AppError('not_found');
@@ -64,7 +77,7 @@ export const formSubmissionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async 
         security: [],
         params: Params,
         querystring: UtmQuery,
-        body: Type.Record(Type.String(), Type.Unknown()),
+        body: Type.Record(Type.String(), Type.Unknown(), { examples: [{ name: 'Ada Lovelace', email: 'ada@acme.com', utm_source: 'newsletter' }] }),
         response: { 201: SubmissionWire, ...errorResponses(400, 404, 415, 422, 429) },
       },
     },

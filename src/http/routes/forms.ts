@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { createForm, deleteForm, getForm, listForms, updateForm, type FormView } from '../../domain/forms.ts';
-import { errorResponses, ListOf, PageQuery } from '../schemas/common.ts';
+import { errorResponses, ListOf, NoContent, PageQuery } from '../schemas/common.ts';
 import { CreateFormBody, FormWire, renderForm, UpdateFormBody } from '../schemas/forms.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -61,7 +61,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
 
   app.delete(
     '/forms/:id',
-    { schema: { summary: 'Delete a form', description: 'Deletes the form; its collection and submitted items are kept.', tags: TAGS, params: Params } },
+    { schema: { summary: 'Delete a form', description: 'Deletes the form; its collection and submitted items are kept.', tags: TAGS, params: Params, response: { 204: NoContent } } },
     async (req, reply) => {
       await deleteForm(store, req.principal.orgId, req.params.id);
       return reply.code(204).send();

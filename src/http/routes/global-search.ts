@@ -7,12 +7,15 @@ import { ItemWire, renderItem } from '../schemas/items.ts';
 import { FileWire, renderFile } from '../schemas/files.ts';
 import { withDownloadUrls } from './downloads.ts';
 import type { RouteDeps } from '../route-deps.ts';
-import { doc } from '../schemas/common.ts';
+import { doc, exampleOf, listExamples } from '../schemas/common.ts';
 
 const SearchQuery = Type.Object({ query: Type.Optional(Type.String({ maxLength: 2000 })) });
 
-const GlobalSearchResult = Type.Object({ type: Type.Literal('search_result'), data: Type.Union([ItemWire, FileWire]) });
-const GlobalSearchList = Type.Object({ type: Type.Literal('list'), data: Type.Array(GlobalSearchResult) });
+const GlobalSearchResult = Type.Object(
+  { type: Type.Literal('search_result'), data: Type.Union([ItemWire, FileWire]) },
+  { examples: [{ type: 'search_result', data: exampleOf(ItemWire) }] },
+);
+const GlobalSearchList = Type.Object({ type: Type.Literal('list'), data: Type.Array(GlobalSearchResult) }, listExamples(GlobalSearchResult));
 
 const docs = {
   searchEverything: doc('Search', 'Search everything',

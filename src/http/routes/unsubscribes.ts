@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { addUnsubscribe, listUnsubscribes, removeUnsubscribe } from '../../domain/unsubscribes.ts';
-import { errorResponses, ListOf, PageQuery } from '../schemas/common.ts';
+import { errorResponses, ListOf, NoContent, PageQuery } from '../schemas/common.ts';
 import { CreateUnsubscribeBody, renderUnsubscribe, UnsubscribeWire } from '../schemas/unsubscribes.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -46,6 +46,7 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (ap
         description: 'Takes the address (URL-encoded in the path) off the unsubscribe list.',
         tags: TAGS,
         params: Type.Object({ email: Type.String() }),
+        response: { 204: NoContent },
       },
     },
     async (req, reply) => {

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from '../../domain/webhook-endpoints.ts';
 import { listAttempts, resendEvent } from '../../domain/webhook-delivery.ts';
-import { ErrorEnvelope, ListOf, PageQuery } from '../schemas/common.ts';
+import { ErrorEnvelope, ListOf, NoContent, PageQuery } from '../schemas/common.ts';
 import {
   AttemptWire,
   CreateEndpointBody,
@@ -75,7 +75,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async
 
   app.delete(
     '/webhook_endpoints/:id',
-    { schema: { summary: 'Delete a webhook endpoint', description: 'Deletes the endpoint with its pending deliveries.', tags: TAGS, params: Params } },
+    { schema: { summary: 'Delete a webhook endpoint', description: 'Deletes the endpoint with its pending deliveries.', tags: TAGS, params: Params, response: { 204: NoContent } } },
     async (req, reply) => {
       await deleteEndpoint(store, req.principal.orgId, req.params.id);
       return reply.code(204).send();

@@ -27,18 +27,36 @@ export const ActivityListQuery = Type.Object({
   ),
 });
 
-export const ActivityWire = Type.Object({
-  id: Type.String(),
-  type: Type.String(),
-  occurred_at: Timestamp,
-  constituents: Type.Array(
-    Type.Object({
-      type: Type.Literal('constituent'),
-      relation: Type.String(),
-      entity: Type.Record(Type.String(), Type.Unknown()),
-    }),
-  ),
-});
+export const ActivityWire = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String(),
+    occurred_at: Timestamp,
+    constituents: Type.Array(
+      Type.Object({
+        type: Type.Literal('constituent'),
+        relation: Type.String(),
+        entity: Type.Record(Type.String(), Type.Unknown()),
+      }),
+    ),
+  },
+  {
+    examples: [
+      {
+        id: '1CLJt2v5XhGb3PdYq8Rcvm',
+        type: 'activity/item_created',
+        occurred_at: '2025-02-17T16:00:00.000Z',
+        constituents: [
+          {
+            type: 'constituent',
+            relation: 'object',
+            entity: { id: '1CLJt2v5NVwRc8nCqWZPnr', type: 'item', collection: { id: '1CLJt2v5L9yv2kFJKqB4ad', type: 'collection', ref: 'organizations' } },
+          },
+        ],
+      },
+    ],
+  },
+);
 
 export function renderActivity(activity: Activity): Static<typeof ActivityWire> {
   return { id: activity.id, type: activity.type, occurred_at: activity.occurredAt, constituents: documentedConstituents(activity.constituents) };

@@ -1,7 +1,7 @@
 // Wire shapes of collections (seed §2.2, reference §5.1) and their request bodies.
 import { Type, type Static } from 'typebox';
 import type { Collection, CollectionWithFields } from '../../domain/collections.ts';
-import { Timestamp } from './common.ts';
+import { exampleOf, Timestamp } from './common.ts';
 import { FieldWire, renderField } from './fields.ts';
 import { ViewSummary } from './view-wire.ts';
 
@@ -32,7 +32,10 @@ const collectionExample = {
 export const CollectionSummary = Type.Object(collectionProperties, { examples: [collectionExample] });
 
 /** `views` only with `include[]=views` on retrieve. */
-export const CollectionWire = Type.Object({ ...collectionProperties, fields: Type.Array(FieldWire), views: Type.Optional(Type.Array(ViewSummary)) });
+export const CollectionWire = Type.Object(
+  { ...collectionProperties, fields: Type.Array(FieldWire), views: Type.Optional(Type.Array(ViewSummary)) },
+  { examples: [{ ...collectionExample, fields: [exampleOf(FieldWire)] }] },
+);
 
 export const CreateCollectionBody = Type.Object(
   {
@@ -43,11 +46,14 @@ export const CreateCollectionBody = Type.Object(
   { examples: [{ name: 'Accounts', description: 'Companies we sell to' }] },
 );
 
-export const UpdateCollectionBody = Type.Object({
-  name: Type.Optional(Type.String()),
-  description: Type.Optional(Type.Union([Type.String(), Type.Null()], { errorMessage: 'must be a string or null' })),
-  icon_name: Type.Optional(Type.String()),
-});
+export const UpdateCollectionBody = Type.Object(
+  {
+    name: Type.Optional(Type.String()),
+    description: Type.Optional(Type.Union([Type.String(), Type.Null()], { errorMessage: 'must be a string or null' })),
+    icon_name: Type.Optional(Type.String()),
+  },
+  { examples: [{ description: null, icon_name: 'briefcase' }] },
+);
 
 export function renderCollectionSummary(c: Collection): Static<typeof CollectionSummary> {
   const out: Static<typeof CollectionSummary> = {

@@ -17,17 +17,33 @@ export const PageQuery = Type.Object({
   ),
 });
 
+/** The creation and update times the examples show. */
+export const EXAMPLE_STAMPS = { created_at: '2025-02-17T16:00:00.000Z', updated_at: '2025-02-17T16:00:00.000Z' };
+
+/** The first example of a schema, from which the examples of schemas built on it are composed. */
+export const exampleOf = (schema: TSchema): any => (schema as { examples?: unknown[] }).examples?.[0];
+
+/** A list's example: a page holding its element's example (none while the element has none). */
+export const listExamples = (item: TSchema, rest: Record<string, unknown> = {}) =>
+  exampleOf(item) === undefined ? {} : { examples: [{ type: 'list', data: [exampleOf(item)], ...rest }] };
+
+/** A cursor as lists hand them out: opaque (a base64url position, a dot, its MAC). */
+const CURSOR_EXAMPLE = 'WyIyMDI2LTAzLTAxVDEyOjAwOjAwLjAwMFoiLCIxQ0xKdDJ2NVF3M2JYa1VvOVRlR203Il0.b3pQeWJ0c0pYbGh6azFxVw';
+
 export const ListOf = <T extends TSchema>(item: T) =>
-  Type.Object({
-    type: Type.Literal('list'),
-    data: Type.Array(item),
-    meta: Type.Object({
-      cursors: Type.Object(
-        { prev: Type.Optional(Type.String()), next: Type.Optional(Type.String()) },
-        { description: 'pass `next` as `after` for the next page, `prev` as `before` for the previous one; absent at either end' },
-      ),
-    }),
-  });
+  Type.Object(
+    {
+      type: Type.Literal('list'),
+      data: Type.Array(item),
+      meta: Type.Object({
+        cursors: Type.Object(
+          { prev: Type.Optional(Type.String()), next: Type.Optional(Type.String()) },
+          { description: 'pass `next` as `after` for the next page, `prev` as `before` for the previous one; absent at either end' },
+        ),
+      }),
+    },
+    listExamples(item, { meta: { cursors: { next: CURSOR_EXAMPLE } } }),
+  );
 
 export const ErrorEnvelope = Type.Object({
   type: Type.Literal('errors'),

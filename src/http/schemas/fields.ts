@@ -5,7 +5,7 @@ import { COLORS, FIELD_TYPES } from '../../domain/fields.ts';
 import { STEP_TYPES, type Funnel } from '../../domain/funnels.ts';
 import type { CollectionRef, FieldRef, FieldView } from '../../domain/field-views.ts';
 import { renderValue } from '../../domain/field-types/index.ts';
-import { CollectionPointer, Timestamp } from './common.ts';
+import { CollectionPointer, EXAMPLE_STAMPS, Timestamp } from './common.ts';
 import { docOnly, ref } from './documented.ts';
 
 const FieldPointer = Type.Object({
@@ -23,14 +23,31 @@ const FunnelStep = Type.Object({
   color: Type.String(),
 });
 
-export const FunnelWire = Type.Object({
-  id: Type.String(),
-  type: Type.Literal('funnel'),
-  name: Type.String(),
-  steps: Type.Array(FunnelStep),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+
+export const FunnelWire = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Literal('funnel'),
+    name: Type.String(),
+    steps: Type.Array(FunnelStep),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  {
+    examples: [
+      {
+        id: '1CLJt2v5RkWq8HnBZs4Yde',
+        type: 'funnel',
+        name: 'Sales',
+        steps: [
+          { id: '1CLJt2v5S2pLx7JmQa9Ufb', type: 'funnel_step', name: 'Lead', step_type: 'active', color: 'blue' },
+          { id: '1CLJt2v5SgYc3NtVw6Hkrm', type: 'funnel_step', name: 'Won', step_type: 'success', color: 'green' },
+        ],
+        ...EXAMPLE_STAMPS,
+      },
+    ],
+  },
+);
 
 const ChoiceOption = Type.Object({
   id: Type.String(),
@@ -39,29 +56,52 @@ const ChoiceOption = Type.Object({
   color: Type.String(),
 });
 
-export const FieldWire = Type.Object({
-  id: Type.String(),
-  type: Type.String(),
-  name: Type.String(),
-  ref: Type.String(),
-  description: Type.Optional(Type.String()),
-  cardinality: Type.String(),
-  required: Type.Boolean(),
-  unique: Type.Boolean(),
-  readonly: Type.Boolean(),
-  kind: Type.String(),
-  default_values: Type.Array(docOnly(ref('Value')), { description: 'values a new item gets when it is created without one' }),
-  default_unit: Type.Optional(Type.String()),
-  options: Type.Optional(Type.Array(ChoiceOption)),
-  funnel: Type.Optional(FunnelWire),
-  relation_type: Type.Optional(Type.String()),
-  allowed_collections: Type.Optional(Type.Array(CollectionPointer)),
-  reverse_field_name: Type.Optional(Type.String()),
-  reverse_fields: Type.Optional(Type.Array(FieldPointer)),
-  source_field: Type.Optional(FieldPointer),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+export const FieldWire = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String(),
+    name: Type.String(),
+    ref: Type.String(),
+    description: Type.Optional(Type.String()),
+    cardinality: Type.String(),
+    required: Type.Boolean(),
+    unique: Type.Boolean(),
+    readonly: Type.Boolean(),
+    kind: Type.String(),
+    default_values: Type.Array(docOnly(ref('Value')), { description: 'values a new item gets when it is created without one' }),
+    default_unit: Type.Optional(Type.String()),
+    options: Type.Optional(Type.Array(ChoiceOption)),
+    funnel: Type.Optional(FunnelWire),
+    relation_type: Type.Optional(Type.String()),
+    allowed_collections: Type.Optional(Type.Array(CollectionPointer)),
+    reverse_field_name: Type.Optional(Type.String()),
+    reverse_fields: Type.Optional(Type.Array(FieldPointer)),
+    source_field: Type.Optional(FieldPointer),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  {
+    examples: [
+      {
+        id: '1CLJt2v5TbZs9KcRd2Wfgn',
+        type: 'field/choice',
+        name: 'Tier',
+        ref: 'tier',
+        cardinality: 'one',
+        required: false,
+        unique: false,
+        readonly: false,
+        kind: 'custom',
+        default_values: [],
+        options: [
+          { id: '1CLJt2v5U6hQm4XyPe8Vjs', type: 'choice_field_option', name: 'Gold', color: 'amber' },
+          { id: '1CLJt2v5UrNd7GaTk3Lbwq', type: 'choice_field_option', name: 'Silver', color: 'lunar' },
+        ],
+        ...EXAMPLE_STAMPS,
+      },
+    ],
+  },
+);
 
 export type FieldOut = Static<typeof FieldWire>;
 
@@ -109,7 +149,10 @@ export const CreateFieldBody = Type.Object(
     ],
   },
 );
-export const UpdateFieldBody = Type.Object({ type: FieldTypeName, ...fieldInputProperties, name: Type.Optional(Type.String()) });
+export const UpdateFieldBody = Type.Object(
+  { type: FieldTypeName, ...fieldInputProperties, name: Type.Optional(Type.String()) },
+  { examples: [{ type: 'field/choice', name: 'Tier', options: [{ id: '1CLJt2v5U6hQm4XyPe8Vjs', name: 'Gold' }, { name: 'Bronze', color: 'orange' }] }] },
+);
 
 export const FieldParams = Type.Object({ collection_id: Type.String(), id: Type.String() });
 

@@ -1,40 +1,60 @@
 // Wire shapes of conversations, email messages, addresses and attachments (reference §5.7–5.8), the list
 // elements (pointers, or full objects when include[] asks for related ones), and the request bodies of drafts.
-import { Type, type Static, type TProperties } from 'typebox';
+import { Type, type Static, type TObject, type TProperties } from 'typebox';
 import type { Address, Attachment, Conversation, Message } from '../../domain/inbox-messages.ts';
-import { CollectionPointer, Timestamp } from './common.ts';
+import { CollectionPointer, exampleOf, Timestamp } from './common.ts';
 
 const ItemPointer = Type.Object({ id: Type.String(), type: Type.Literal('item'), collection: CollectionPointer });
 const Recipient = Type.Object({ email: Type.String(), name: Type.Optional(Type.String()) });
 const Body = Type.Union([Type.String(), Type.Object({ markdown: Type.String() })], { errorMessage: 'must be {"markdown": "…"} (or the text itself)' });
 
-export const CreateDraftBody = Type.Object({
-  inbox_id: Type.String(),
-  conversation_id: Type.Optional(Type.String()),
-  subject: Type.Optional(Type.String()),
-  body: Body,
-  to: Type.Optional(Type.Array(Recipient)),
-  cc: Type.Optional(Type.Array(Recipient)),
-  bcc: Type.Optional(Type.Array(Recipient)),
-});
+export const CreateDraftBody = Type.Object(
+  {
+    inbox_id: Type.String(),
+    conversation_id: Type.Optional(Type.String()),
+    subject: Type.Optional(Type.String()),
+    body: Body,
+    to: Type.Optional(Type.Array(Recipient)),
+    cc: Type.Optional(Type.Array(Recipient)),
+    bcc: Type.Optional(Type.Array(Recipient)),
+  },
+  { examples: [{ inbox_id: '1CLJt2v5ZqLm2XfVb7Kdsw', subject: 'Your renewal', body: { markdown: 'Hello Ada,\n\nyour plan renews on **1 March**.' }, to: [{ email: 'ada@acme.com', name: 'Ada Lovelace' }] }] },
+);
 
-export const UpdateDraftBody = Type.Object({
-  lock_version: Type.Integer({ minimum: 0 }),
-  subject: Type.Optional(Type.String()),
-  body: Type.Optional(Body),
-  to: Type.Optional(Type.Array(Recipient)),
-  cc: Type.Optional(Type.Array(Recipient)),
-  bcc: Type.Optional(Type.Array(Recipient)),
-});
+export const UpdateDraftBody = Type.Object(
+  {
+    lock_version: Type.Integer({ minimum: 0 }),
+    subject: Type.Optional(Type.String()),
+    body: Type.Optional(Body),
+    to: Type.Optional(Type.Array(Recipient)),
+    cc: Type.Optional(Type.Array(Recipient)),
+    bcc: Type.Optional(Type.Array(Recipient)),
+  },
+  { examples: [{ lock_version: 0, subject: 'Your renewal on 1 March', cc: [{ email: 'billing@acme.com' }] }] },
+);
 
-export const AttachmentWire = Type.Object({
-  id: Type.String(),
-  type: Type.Literal('message_attachment'),
-  filename: Type.String(),
-  size: Type.Integer(),
-  download_url: Type.String(),
-  created_at: Timestamp,
-});
+export const AttachmentWire = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Literal('message_attachment'),
+    filename: Type.String(),
+    size: Type.Integer(),
+    download_url: Type.String(),
+    created_at: Timestamp,
+  },
+  {
+    examples: [
+      {
+        id: '1CLJt2v5bMx4QcTy8Hgkne',
+        type: 'message_attachment',
+        filename: 'invoice.pdf',
+        size: 20480,
+        download_url: 'https://tycho.example.com/tycho/downloads/1CLJt2v5K2gT7vQa5Xe3Lm/1CLJt2v5bMx4QcTy8Hgkne?expires=1739811600&signature=Zk3a9Qe2Vb7Xw1Lm5Nc8Rg',
+        created_at: '2025-02-17T16:00:00.000Z',
+      },
+    ],
+  },
+);
 
 const AddressWire = Type.Object({
   id: Type.String(),
@@ -62,39 +82,82 @@ const conversationProperties = {
   updated_at: Timestamp,
 };
 
-export const ConversationWire = Type.Object({
-  ...conversationProperties,
-  inbox: Type.Optional(Type.Unknown()),
-  messages: Type.Optional(Type.Array(Type.Unknown())),
-  /** Older API generations' `include[]=addresses`: everyone the conversation's messages were from or to. */
-  addresses: Type.Optional(Type.Array(AddressWire)),
-});
+const conversationExample = {
+  id: '1CLJt2v5cFq7WnRz4Bdhtx',
+  type: 'inbox_conversation',
+  subject: 'Your renewal',
+  state: 'active',
+  tags: [],
+  last_message_at: '2025-02-17T16:00:00.000Z',
+  follow_up: false,
+  unread: false,
+  bulk: false,
+  spam: false,
+  trash: false,
+  draft: true,
+  created_at: '2025-02-17T16:00:00.000Z',
+  updated_at: '2025-02-17T16:00:00.000Z',
+};
 
-export const MessageWire = Type.Object({
-  id: Type.String(),
-  type: Type.Literal('email_message'),
-  subject: Type.String(),
-  body: Type.Object({ markdown: Type.String() }),
-  draft: Type.Boolean(),
-  unread: Type.Boolean(),
-  spam: Type.Boolean(),
-  trash: Type.Boolean(),
-  bulk: Type.Boolean(),
-  lock_version: Type.Integer(),
-  addresses: Type.Optional(Type.Array(AddressWire)),
-  attachments: Type.Optional(Type.Array(AttachmentWire)),
-  conversation: Type.Optional(Type.Object(conversationProperties)),
-  created_at: Timestamp,
-});
+export const ConversationWire = Type.Object(
+  {
+    ...conversationProperties,
+    inbox: Type.Optional(Type.Unknown()),
+    messages: Type.Optional(Type.Array(Type.Unknown())),
+    /** Older API generations' `include[]=addresses`: everyone the conversation's messages were from or to. */
+    addresses: Type.Optional(Type.Array(AddressWire)),
+  },
+  { examples: [conversationExample] },
+);
+
+export const MessageWire = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Literal('email_message'),
+    subject: Type.String(),
+    body: Type.Object({ markdown: Type.String() }),
+    draft: Type.Boolean(),
+    unread: Type.Boolean(),
+    spam: Type.Boolean(),
+    trash: Type.Boolean(),
+    bulk: Type.Boolean(),
+    lock_version: Type.Integer(),
+    addresses: Type.Optional(Type.Array(AddressWire)),
+    attachments: Type.Optional(Type.Array(AttachmentWire)),
+    conversation: Type.Optional(Type.Object(conversationProperties)),
+    created_at: Timestamp,
+  },
+  {
+    examples: [
+      {
+        id: '1CLJt2v5cxV2MbKs6Pfjqa',
+        type: 'email_message',
+        subject: 'Your renewal',
+        body: { markdown: 'Hello Ada,\n\nyour plan renews on **1 March**.' },
+        draft: true,
+        unread: false,
+        spam: false,
+        trash: false,
+        bulk: false,
+        lock_version: 0,
+        addresses: [{ id: '1CLJt2v5dDg8XhNw3Tcmrb', type: 'message_address', email: 'ada@acme.com', role: 'to' }],
+        conversation: conversationExample,
+        created_at: '2025-02-17T16:00:00.000Z',
+      },
+    ],
+  },
+);
 
 export const Pointer = (type: string) => Type.Object({ id: Type.String(), type: Type.Literal(type) });
 
 /** A list element: the pointer (`id`, `type`) always, the other properties when the full object is listed. */
-const pointerOrFull = <P extends TProperties>(properties: P) =>
-  Type.Object(Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, k === 'id' || k === 'type' ? v : Type.Optional(v)])) as TProperties);
+const pointerOrFull = (full: TObject) =>
+  Type.Object(Object.fromEntries(Object.entries(full.properties).map(([k, v]) => [k, k === 'id' || k === 'type' ? v : Type.Optional(v)])) as TProperties, {
+    examples: [exampleOf(full)],
+  });
 
-export const ConversationListElement = pointerOrFull(ConversationWire.properties);
-export const MessageListElement = pointerOrFull(MessageWire.properties);
+export const ConversationListElement = pointerOrFull(ConversationWire);
+export const MessageListElement = pointerOrFull(MessageWire);
 
 export interface ConversationExtras {
   inbox?: unknown;

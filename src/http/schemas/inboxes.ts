@@ -10,15 +10,30 @@ const TagsetPointerOrFull = Type.Object(
   Object.fromEntries(Object.entries(TagsetWire.properties).map(([k, v]) => [k, k === 'id' || k === 'type' ? v : Type.Optional(v)])) as TProperties,
 );
 
-export const InboxWire = Type.Object({
-  id: Type.String(),
-  type: Type.Literal('inbox'),
-  name: Type.String(),
-  tagsets: Type.Array(TagsetPointerOrFull),
-  can_read: Type.Boolean(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+export const InboxWire = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Literal('inbox'),
+    name: Type.String(),
+    tagsets: Type.Array(TagsetPointerOrFull),
+    can_read: Type.Boolean(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  {
+    examples: [
+      {
+        id: '1CLJt2v5ZqLm2XfVb7Kdsw',
+        type: 'inbox',
+        name: 'Support',
+        tagsets: [{ id: '1CLJt2v5Y3Hd8MvZa6Ncpx', type: 'tagset' }],
+        can_read: true,
+        created_at: '2025-02-17T16:00:00.000Z',
+        updated_at: '2025-02-17T16:00:00.000Z',
+      },
+    ],
+  },
+);
 
 /** The values `include[]` takes on inboxes. */
 export const INBOX_INCLUDES = ['tagsets', 'tagset'] as const;

@@ -5,7 +5,7 @@ import { isTimestampField, valueContext, type CollectionSchema } from '../../dom
 import { renderValue } from '../../domain/field-types/index.ts';
 import type { Item } from '../../domain/items.ts';
 import type { Strategies } from '../../domain/item-values.ts';
-import { CollectionPointer, PageQuery } from './common.ts';
+import { CollectionPointer, exampleOf, PageQuery } from './common.ts';
 import { MAX_SORT_KEYS } from '../../domain/filter/parse.ts';
 import { RequestValueMap, ResponseValueMap } from './values.ts';
 import { FilterParam } from './filters.ts';
@@ -38,7 +38,7 @@ export type ItemOut = Static<typeof ItemWire>;
 
 const ValueMap = RequestValueMap('must be an object mapping field refs to values');
 
-export const SearchResult = Type.Object({ type: Type.Literal('search_result'), data: ItemWire });
+export const SearchResult = Type.Object({ type: Type.Literal('search_result'), data: ItemWire }, { examples: [{ type: 'search_result', data: exampleOf(ItemWire) }] });
 
 const SortKeys = Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
   maxItems: MAX_SORT_KEYS,
@@ -61,7 +61,10 @@ export const SearchBody = Type.Object(
   { examples: [{ filter: { op: 'and', filters: [{ field: 'name', op: 'contains', value: 'acme' }, { field: 'employees', op: 'gte', value: 10 }] }, sort: ['-employees'] }] },
 );
 
-export const ItemValuesBody = Type.Object({ values: ValueMap });
+export const ItemValuesBody = Type.Object(
+  { values: ValueMap },
+  { examples: [{ values: { name: { type: 'value/text/single_line', data: 'Acme' }, domain: [{ type: 'value/uri/domain', data: 'acme.com' }], employees: null } }] },
+);
 
 export const UpsertBody = Type.Object(
   {
@@ -86,7 +89,10 @@ const ItemPointerParam = Type.Object({
   collection: Type.Optional(Type.Unknown()),
 });
 
-export const MergeBody = Type.Object({ source: ItemPointerParam, destination: ItemPointerParam });
+export const MergeBody = Type.Object(
+  { source: ItemPointerParam, destination: ItemPointerParam },
+  { examples: [{ source: { id: '1CLJt2v5WmQa6FhXc9Tbsn', type: 'item' }, destination: { id: '1CLJt2v5NVwRc8nCqWZPnr', type: 'item' } }] },
+);
 
 export const StrategyHeaders = Type.Object({
   'update-one-strategy': Type.Optional(

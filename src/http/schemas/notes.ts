@@ -13,11 +13,14 @@ export const CreateNoteBody = Type.Object(
   { examples: [{ body: { markdown: 'Called about the **renewal**.' }, associations: [{ type: 'item', id: '1CLJt2v5NVwRc8nCqWZPnr' }] }] },
 );
 
-export const UpdateNoteBody = Type.Object({
-  body: Body,
-  lock_version: Type.Integer({ minimum: 0 }),
-  associations: Type.Optional(Type.Array(Association)),
-});
+export const UpdateNoteBody = Type.Object(
+  {
+    body: Body,
+    lock_version: Type.Integer({ minimum: 0 }),
+    associations: Type.Optional(Type.Array(Association)),
+  },
+  { examples: [{ body: { markdown: 'Called about the **renewal**: signed.' }, lock_version: 0 }] },
+);
 
 export const NoteWire = Type.Object(
   {

@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { PROGRAM_STATUSES, PROGRAM_TRIGGERS, type Program, type ProgramMetrics, type ProgramTemplate } from '../../domain/programs.ts';
 import { DELIVERY_EVENTS, type ProgramMessage } from '../../domain/program-messages.ts';
-import { Timestamp } from './common.ts';
+import { EXAMPLE_STAMPS, Timestamp } from './common.ts';
 
 const enumOf = (values: readonly string[], what: string) => Type.Union(values.map((v) => Type.Literal(v)), { errorMessage: `must be one of ${values.join(', ')} (${what})` });
 const NullableString = Type.Union([Type.String(), Type.Null()], { errorMessage: 'must be a string or null' });
@@ -36,8 +36,17 @@ const templateProperties = {
   updated_at: Timestamp,
 };
 
-export const ProgramTemplateWire = Type.Object({ ...templateProperties, program: Type.Optional(Type.Object(programProperties)) });
-export const ProgramWire = Type.Object({ ...programProperties, program_template: Type.Optional(Type.Object(templateProperties)) });
+const programExample = { id: '1CLJt2v5hPw4RkZc8Ndgtv', type: 'program', display_name: 'Renewal reminders', status: 'published', trigger: 'api', track_opens: true, track_clicks: false, ...EXAMPLE_STAMPS };
+const templateExample = { id: '1CLJt2v5j6Xd9LsVq2Mfhw', type: 'program_template', subject: 'Your plan renews soon', body: { markdown: 'Hello {{ person.name }}, your plan renews on **1 March**.' }, ...EXAMPLE_STAMPS };
+
+export const ProgramTemplateWire = Type.Object(
+  { ...templateProperties, program: Type.Optional(Type.Object(programProperties)) },
+  { examples: [{ ...templateExample, program: programExample }] },
+);
+export const ProgramWire = Type.Object(
+  { ...programProperties, program_template: Type.Optional(Type.Object(templateProperties)) },
+  { examples: [{ ...programExample, program_template: templateExample }] },
+);
 
 export const PROGRAM_INCLUDES = ['activity_metrics', 'program_template'] as const;
 export const TEMPLATE_INCLUDES = ['program'] as const;
@@ -77,19 +86,25 @@ export function renderProgramTemplate(template: ProgramTemplate, program?: Progr
   return out;
 }
 
-export const ProgramMessageWire = Type.Object({
-  id: Type.String(),
-  type: Type.Literal('program_message'),
-  program_template: ProgramTemplateWire,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+export const ProgramMessageWire = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Literal('program_message'),
+    program_template: ProgramTemplateWire,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { examples: [{ id: '1CLJt2v5jTb3KwYm6Rcfsx', type: 'program_message', program_template: templateExample, ...EXAMPLE_STAMPS }] },
+);
 
-export const CreateProgramMessageBody = Type.Object({
-  person: Type.Object({ email: Type.String() }),
-  program_template_id: Type.String(),
-  custom_variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-});
+export const CreateProgramMessageBody = Type.Object(
+  {
+    person: Type.Object({ email: Type.String() }),
+    program_template_id: Type.String(),
+    custom_variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { examples: [{ person: { email: 'ada@acme.com' }, program_template_id: '1CLJt2v5j6Xd9LsVq2Mfhw', custom_variables: { renewal_date: '1 March' } }] },
+);
 
 export function renderProgramMessage(message: ProgramMessage, template: ProgramTemplate): Static<typeof ProgramMessageWire> {
   return { id: message.id, type: 'program_message', program_template: renderTemplateOnly(template), created_at: message.createdAt, updated_at: message.updatedAt };
@@ -104,35 +119,65 @@ const programBody = {
   scheduled_at: Type.Optional(NullableString),
 };
 
-export const CreateProgramBody = Type.Object(programBody);
-export const UpdateProgramBody = Type.Object(programBody);
+export const CreateProgramBody = Type.Object(programBody, { examples: [{ display_name: 'Renewal reminders', status: 'published', trigger: 'api', track_opens: true }] });
+export const UpdateProgramBody = Type.Object(programBody, { examples: [{ status: 'paused' }] });
 
 const Markdown = Type.Object({ markdown: Type.String() });
-export const CreateTemplateBody = Type.Object({ program_id: Type.String(), subject: Type.String(), body: Markdown });
-export const UpdateTemplateBody = Type.Object({ subject: Type.Optional(Type.String()), body: Type.Optional(Markdown) });
+export const CreateTemplateBody = Type.Object(
+  { program_id: Type.String(), subject: Type.String(), body: Markdown },
+  { examples: [{ program_id: '1CLJt2v5hPw4RkZc8Ndgtv', subject: 'Your plan renews soon', body: { markdown: 'Hello {{ person.name }}, your plan renews on **1 March**.' } }] },
+);
+export const UpdateTemplateBody = Type.Object(
+  { subject: Type.Optional(Type.String()), body: Type.Optional(Markdown) },
+  { examples: [{ subject: 'Your plan renews on 1 March' }] },
+);
 
 /** A program message as the extension shows it: where it stands, and what was sent. */
-export const DeliveryWire = Type.Object({
-  id: Type.String(),
-  type: Type.Literal('program_message_delivery'),
-  program_message_id: Type.String(),
-  program_id: Type.String(),
-  program_template_id: Type.String(),
-  recipient: Type.Object({ id: Type.String(), type: Type.Literal('item') }),
-  status: Type.String(),
-  reason_code: Type.Optional(Type.String()),
-  error: Type.Optional(Type.String()),
-  attempts: Type.Integer(),
-  transport: Type.Optional(Type.String()),
-  from: Type.Optional(Type.String()),
-  to: Type.String(),
-  subject: Type.Optional(Type.String()),
-  body: Type.Optional(Type.String()),
-  sent_at: Type.Optional(Timestamp),
-  events: Type.Record(Type.String(), Timestamp),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+export const DeliveryWire = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Literal('program_message_delivery'),
+    program_message_id: Type.String(),
+    program_id: Type.String(),
+    program_template_id: Type.String(),
+    recipient: Type.Object({ id: Type.String(), type: Type.Literal('item') }),
+    status: Type.String(),
+    reason_code: Type.Optional(Type.String()),
+    error: Type.Optional(Type.String()),
+    attempts: Type.Integer(),
+    transport: Type.Optional(Type.String()),
+    from: Type.Optional(Type.String()),
+    to: Type.String(),
+    subject: Type.Optional(Type.String()),
+    body: Type.Optional(Type.String()),
+    sent_at: Type.Optional(Timestamp),
+    events: Type.Record(Type.String(), Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  {
+    examples: [
+      {
+        id: '1CLJt2v5jTb3KwYm6Rcfsx',
+        type: 'program_message_delivery',
+        program_message_id: '1CLJt2v5jTb3KwYm6Rcfsx',
+        program_id: '1CLJt2v5hPw4RkZc8Ndgtv',
+        program_template_id: '1CLJt2v5j6Xd9LsVq2Mfhw',
+        recipient: { id: '1CLJt2v5NVwRc8nCqWZPnr', type: 'item' },
+        status: 'sent',
+        attempts: 1,
+        transport: 'smtp',
+        from: 'hello@tycho.example.com',
+        to: 'ada@acme.com',
+        subject: 'Your plan renews soon',
+        body: 'Hello Ada, your plan renews on **1 March**.',
+        sent_at: '2025-02-17T16:00:01.000Z',
+        events: { opened: '2025-02-17T16:20:00.000Z' },
+        ...EXAMPLE_STAMPS,
+      },
+    ],
+  },
+);
 
 export function renderDelivery(m: ProgramMessage): Static<typeof DeliveryWire> {
   const out: Static<typeof DeliveryWire> = {
@@ -159,4 +204,4 @@ export function renderDelivery(m: ProgramMessage): Static<typeof DeliveryWire> {
   return out;
 }
 
-export const DeliveryEventBody = Type.Object({ type: enumOf(DELIVERY_EVENTS, 'the delivery event') });
+export const DeliveryEventBody = Type.Object({ type: enumOf(DELIVERY_EVENTS, 'the delivery event') }, { examples: [{ type: 'opened' }] });

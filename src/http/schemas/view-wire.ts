@@ -13,7 +13,9 @@ export const viewProperties = {
   updated_at: Timestamp,
 };
 
-export const ViewSummary = Type.Object(viewProperties);
+export const ViewSummary = Type.Object(viewProperties, {
+  examples: [{ id: '1CLJt2v5VxKe2RbWm7Ycht', type: 'view', name: 'Gold accounts', view_type: 'table', created_at: '2025-02-17T16:00:00.000Z', updated_at: '2025-02-17T16:00:00.000Z' }],
+});
 
 export function renderViewSummary(v: View): Static<typeof ViewSummary> {
   return { id: v.id, type: 'view', name: v.name, view_type: v.viewType, created_at: v.createdAt, updated_at: v.updatedAt };
