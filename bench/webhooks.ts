@@ -1,6 +1,8 @@
 // `npm run bench:webhooks`: item creates through `tycho serve` with no webhook endpoint, then with one
-// endpoint subscribed to activity/item_created on a loopback receiver; prints req/s and latency of both runs
-// and the delivery lag (receipt time minus the event's occurred_at) at p50 / p99 / max.
+// endpoint subscribed to activity/item_created on a loopback receiver; prints req/s and latency of both runs,
+// Tycho's CPU time per create (its delivery work included: measured until every event has arrived) and the
+// delivery lag (receipt time minus the event's occurred_at) at p50 / p99 / max. `--database postgres://…`
+// names a PostgreSQL server: the run gets a throw-away database of its own there.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { cpuMs, postgresDatabase, postgresPids } from './measure.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -64,7 +67,8 @@ async function creates(url: string, label: string, rate?: number) {
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'tycho-bench-webhooks-'));
-  const database = args.database || join(dir, 'bench.sqlite');
+  const postgres = args.database.startsWith('postgres') ? await postgresDatabase(args.database, 'bench_webhooks') : undefined;
+  const database = postgres?.url ?? (args.database || join(dir, 'bench.sqlite'));
   const lags: number[] = [];
   const receiver = fork(join(ROOT, 'bench/webhook-receiver.ts'), { execArgv: ['--import', 'tsx'] });
   const port = await new Promise<number>((resolve) =>
@@ -74,8 +78,17 @@ async function main() {
     }),
   );
   const server = await start({ DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', TYCHO_DATA_DIR: dir });
+  const pid = server.child.pid!;
+  /** CPU time per create in µs, Tycho's and (PostgreSQL) the database server's, from `before` until now. */
+  const cpuSince = (before: { tycho: number; db: number }, run: { created: number }) => ({
+    tycho: ((cpuMs([pid]) - before.tycho) * 1000) / run.created,
+    db: postgres ? ((cpuMs(postgresPids()) - before.db) * 1000) / run.created : undefined,
+  });
+  const cpuNow = () => ({ tycho: cpuMs([pid]), db: postgres ? cpuMs(postgresPids()) : 0 });
   try {
+    let cpu = cpuNow();
     const without = await creates(server.url, 'Plain');
+    const withoutCpu = cpuSince(cpu, without);
     const endpoint = await fetch(`${server.url}/v0/webhook_endpoints`, {
       method: 'POST',
       headers: auth,
@@ -90,29 +103,38 @@ async function main() {
       const sorted = lags.splice(0).sort((a, b) => a - b);
       return `${sorted.length} of ${run.created} delivered; lag (receipt − occurred_at) p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
     };
+    cpu = cpuNow();
     const withHook = await creates(server.url, 'Hooked');
     const saturatedLag = await lagOf(withHook);
+    const withHookCpu = cpuSince(cpu, withHook);
     // A sustained load the server can carry: half the throughput it reached without webhooks.
     const rate = Math.max(1, Math.round(without.rps / 2));
+    cpu = cpuNow();
     const sustained = await creates(server.url, 'Sustained', rate);
     const sustainedLag = await lagOf(sustained);
+    const sustainedCpu = cpuSince(cpu, sustained);
     const attempts = (await (await fetch(`${server.url}/v0/tycho/webhook_endpoints/${endpointId}/attempts?limit=100`, { headers: auth })).json()) as { data: { latency_ms: number }[] };
     const attemptLatency = attempts.data.map((a) => a.latency_ms).sort((a, b) => a - b);
     const engine = database.startsWith('postgres') ? 'PostgreSQL' : 'SQLite';
     console.log(`\nWebhooks benchmark — ${engine}, one process, ${connections} connections, ${duration} s per run`);
-    console.log(`${'run'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}`);
+    console.log(`${'run'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}${postgres ? ` ${'DB µs'.padStart(7)}` : ''}`);
     const runs = [
-      ['create item, no endpoint (saturating)', without],
-      ['create item, 1 endpoint (saturating)', withHook],
-      [`create item, 1 endpoint (${rate}/s sustained)`, sustained],
+      ['create item, no endpoint (saturating)', without, withoutCpu],
+      ['create item, 1 endpoint (saturating)', withHook, withHookCpu],
+      [`create item, 1 endpoint (${rate}/s sustained)`, sustained, sustainedCpu],
     ] as const;
-    for (const [name, r] of runs) console.log(`${name.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)}`);
-    console.log(`throughput with the endpoint: ${((withHook.rps / without.rps) * 100).toFixed(0)} % of the figure without`);
+    for (const [name, r, c] of runs) {
+      console.log(
+        `${name.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${c.tycho.toFixed(0).padStart(7)}${c.db !== undefined ? ` ${c.db.toFixed(0).padStart(7)}` : ''}`,
+      );
+    }
+    console.log(`throughput with the endpoint: ${((withHook.rps / without.rps) * 100).toFixed(0)} % of the figure without; Tycho CPU per create ${((withHookCpu.tycho / withoutCpu.tycho) * 100).toFixed(0)} % of the figure without (delivery included)`);
     console.log(`saturating: ${saturatedLag}`);
     console.log(`sustained:  ${sustainedLag}; attempt latency (last 100) p50 ${percentile(attemptLatency, 50)} ms, p99 ${percentile(attemptLatency, 99)} ms`);
   } finally {
     await new Promise((resolve) => (server.child.once('exit', resolve), server.child.kill('SIGTERM')));
     receiver.disconnect();
+    await postgres?.drop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
