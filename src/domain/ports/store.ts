@@ -114,7 +114,8 @@ export interface ItemRepo {
 }
 
 export interface ActivityRepo {
-  insert(activity: Activity): Promise<void>;
+  /** The activity with its webhook outbox rows, in one statement where the engine can. */
+  insert(activity: Activity, deliveries?: WebhookDelivery[]): Promise<void>;
   /** Newest first. */
   listByEntity(orgId: string, entityType: string, entityId: string): Promise<Activity[]>;
   /** A page of the feed, newest first (by occurred_at, then id). */
@@ -366,5 +367,11 @@ export interface Store {
   analyze(): Promise<void>;
   /** Connections of the pool by state, for metrics. */
   poolStats(): { total: number; idle: number; waiting: number };
+  /**
+   * Calls `listener` whenever webhook deliveries became due at once: right after each commit of this process
+   * that wrote some, and on the engines that can tell (PostgreSQL), when another process's such commit is
+   * announced. Returns the function that stops the calls.
+   */
+  onDeliveriesDue(listener: () => void): () => void;
   close(): Promise<void>;
 }

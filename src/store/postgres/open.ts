@@ -137,6 +137,8 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
     },
     changeToken: async (topic) => changes.token(topic),
     announce: (trx, topic) => changes.announce(trx, topic),
+    notice: (topic) => changes.notice(topic),
+    listen: (topic, listener) => changes.listen(topic, listener),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     // Kysely's destroy() ends the pool.
     close: () => changes.close(),
