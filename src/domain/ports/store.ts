@@ -290,7 +290,8 @@ export interface WebhookDeliveryRepo {
   findByActivity(orgId: string, endpointId: string, activityId: string): Promise<WebhookDelivery | undefined>;
   /** The endpoint's pending deliveries due by `now`, in recording (id) order, each with its activity. */
   due(endpointId: string, now: string, limit: number): Promise<{ delivery: WebhookDelivery; activity: Activity | undefined }[]>;
-  insertAttempt(attempt: WebhookAttempt): Promise<void>;
+  /** A round's attempts, in one statement. */
+  insertAttempts(attempts: WebhookAttempt[]): Promise<void>;
   /** The endpoint's attempts, newest first. */
   attempts(orgId: string, endpointId: string, page: PageRequest): Promise<Page<WebhookAttempt>>;
   /** Pending deliveries of every organization (the queue depth). */

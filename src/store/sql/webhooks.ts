@@ -218,20 +218,23 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
             : toActivity({ id: r.activity_id, org_id: r.org_id, type: r.a_type, occurred_at: r.a_occurred_at!, constituents: r.a_constituents! }),
       }));
     },
-    async insertAttempt(a) {
+    async insertAttempts(attempts) {
+      if (attempts.length === 0) return;
       await db
         .insertInto('webhook_attempts')
-        .values({
-          id: a.id,
-          org_id: a.orgId,
-          endpoint_id: a.endpointId,
-          delivery_id: a.deliveryId,
-          attempted_at: a.attemptedAt,
-          status_code: a.statusCode,
-          latency_ms: Math.round(a.latencyMs),
-          error: a.error,
-          response_excerpt: a.responseExcerpt,
-        })
+        .values(
+          attempts.map((a) => ({
+            id: a.id,
+            org_id: a.orgId,
+            endpoint_id: a.endpointId,
+            delivery_id: a.deliveryId,
+            attempted_at: a.attemptedAt,
+            status_code: a.statusCode,
+            latency_ms: Math.round(a.latencyMs),
+            error: a.error,
+            response_excerpt: a.responseExcerpt,
+          })),
+        )
         .execute();
     },
     async attempts(orgId, endpointId, page) {
