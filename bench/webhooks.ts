@@ -1,7 +1,8 @@
 // `npm run bench:webhooks`: item creates through `tycho serve` with no webhook endpoint, then with one
 // endpoint subscribed to activity/item_created on a loopback receiver; prints req/s and latency of both runs,
 // Tycho's CPU time per create (its delivery work included: measured until every event has arrived) and the
-// delivery lag (receipt time minus the event's occurred_at) at p50 / p99 / max. `--database postgres://…`
+// delivery lag (receipt time minus the event's occurred_at) at p50 / p99 / max, saturating, at half the rate
+// reached without webhooks, and at a trickle of 10 creates per second. `--database postgres://…`
 // names a PostgreSQL server: the run gets a throw-away database of its own there.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -45,24 +46,49 @@ function start(env: Record<string, string>): Promise<{ child: ChildProcess; url:
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
-/** Item creates for `duration` seconds: as fast as `connections` allow, or at `rate` per second overall. */
-async function creates(url: string, label: string, rate?: number) {
+const TRICKLE_RATE = 10;
+
+const createBody = (label: string, n: number) => JSON.stringify({ values: { name: { type: 'value/text/single_line', data: `${label} ${n}` } } });
+
+/** Item creates for `duration` seconds, as fast as `connections` allow. */
+async function creates(url: string, label: string) {
   let counter = 0;
   const result = await autocannon({
     url,
     connections,
     duration,
-    ...(rate !== undefined ? { overallRate: rate } : {}),
-    requests: [
-      {
-        method: 'POST',
-        path: '/v0/collections/people/items',
-        headers: auth,
-        setupRequest: (req) => ({ ...req, body: JSON.stringify({ values: { name: { type: 'value/text/single_line', data: `${label} ${counter++}` } } }) }),
-      },
-    ],
+    requests: [{ method: 'POST', path: '/v0/collections/people/items', headers: auth, setupRequest: (req) => ({ ...req, body: createBody(label, counter++) }) }],
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, created: result['2xx'], failed: result.non2xx + result.errors };
+}
+
+/**
+ * Item creates for `duration` seconds at `rate` per second, evenly spaced (autocannon's `overallRate` sends
+ * each second's quota in one burst at its start, which measures draining a burst rather than a steady load).
+ */
+async function pacedCreates(url: string, label: string, rate: number) {
+  const latencies: number[] = [];
+  let failed = 0;
+  const requests: Promise<void>[] = [];
+  const started = performance.now();
+  for (let i = 0; i < rate * duration; i++) {
+    const due = started + (i * 1000) / rate;
+    if (due > performance.now()) await sleep(due - performance.now());
+    const sent = performance.now();
+    requests.push(
+      fetch(`${url}/v0/collections/people/items`, { method: 'POST', headers: auth, body: createBody(label, i) }).then(
+        async (res) => {
+          await res.arrayBuffer();
+          if (res.status === 201) latencies.push(performance.now() - sent);
+          else failed++;
+        },
+        () => void failed++,
+      ),
+    );
+  }
+  await Promise.all(requests);
+  const sorted = latencies.sort((a, b) => a - b);
+  return { rps: (sorted.length * 1000) / (performance.now() - started), p50: percentile(sorted, 50), p99: percentile(sorted, 99), created: sorted.length, failed };
 }
 
 async function main() {
@@ -112,12 +138,17 @@ async function main() {
     const withHook = await creates(server.url, 'Hooked');
     const saturatedLag = await lagOf(withHook);
     const withHookCpu = cpuSince(cpu, withHook);
-    // A sustained load the server can carry: half the throughput it reached without webhooks.
+    // A sustained load the server can carry: half the throughput it reached without webhooks, evenly spaced.
     const rate = Math.max(1, Math.round(without.rps / 2));
     cpu = cpuNow();
-    const sustained = await creates(server.url, 'Sustained', rate);
+    const sustained = await pacedCreates(server.url, 'Sustained', rate);
     const sustainedLag = await lagOf(sustained);
     const sustainedCpu = cpuSince(cpu, sustained);
+    // A light load: what an event waits when the worker is idle between events (the wake-up, not a backlog).
+    cpu = cpuNow();
+    const trickle = await pacedCreates(server.url, 'Trickle', TRICKLE_RATE);
+    const trickleLag = await lagOf(trickle);
+    const trickleCpu = cpuSince(cpu, trickle);
     const attempts = (await (await fetch(`${server.url}/v0/tycho/webhook_endpoints/${endpointId}/attempts?limit=100`, { headers: auth })).json()) as { data: { latency_ms: number }[] };
     const attemptLatency = attempts.data.map((a) => a.latency_ms).sort((a, b) => a - b);
     const engine = database.startsWith('postgres') ? 'PostgreSQL' : 'SQLite';
@@ -127,6 +158,7 @@ async function main() {
       ['create item, no endpoint (saturating)', without, withoutCpu],
       ['create item, 1 endpoint (saturating)', withHook, withHookCpu],
       [`create item, 1 endpoint (${rate}/s sustained)`, sustained, sustainedCpu],
+      [`create item, 1 endpoint (${TRICKLE_RATE}/s trickle)`, trickle, trickleCpu],
     ] as const;
     for (const [name, r, c] of runs) {
       console.log(
@@ -135,6 +167,7 @@ async function main() {
     }
     console.log(`throughput with the endpoint: ${((withHook.rps / without.rps) * 100).toFixed(0)} % of the figure without; Tycho CPU per create ${((withHookCpu.tycho / withoutCpu.tycho) * 100).toFixed(0)} % of the figure without (delivery included)`);
     console.log(`saturating: ${saturatedLag}`);
+    console.log(`trickle:    ${trickleLag}`);
     console.log(`sustained:  ${sustainedLag}; attempt latency (last 100) p50 ${percentile(attemptLatency, 50)} ms, p99 ${percentile(attemptLatency, 99)} ms`);
   } finally {
     await new Promise((resolve) => (server.child.once('exit', resolve), server.child.kill('SIGTERM')));
