@@ -18,11 +18,12 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
     database: { type: 'string', default: '' },
+    rate: { type: 'string', default: '' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
-  console.log('Usage: npm run bench:webhooks -- [--duration SECONDS] [--connections N] [--database postgres://…]');
+  console.log('Usage: npm run bench:webhooks -- [--duration SECONDS] [--connections N] [--database postgres://…] [--rate CREATES_PER_SECOND]');
   process.exit(0);
 }
 const duration = Number(args.duration);
@@ -138,8 +139,9 @@ async function main() {
     const withHook = await creates(server.url, 'Hooked');
     const saturatedLag = await lagOf(withHook);
     const withHookCpu = cpuSince(cpu, withHook);
-    // A sustained load the server can carry: half the throughput it reached without webhooks, evenly spaced.
-    const rate = Math.max(1, Math.round(without.rps / 2));
+    // A sustained load the server can carry, evenly spaced: half the throughput it reached without webhooks,
+    // or `--rate` (the same load for runs to compare on a machine whose capacity varies with other work).
+    const rate = Number(args.rate) || Math.max(1, Math.round(without.rps / 2));
     cpu = cpuNow();
     const sustained = await pacedCreates(server.url, 'Sustained', rate);
     const sustainedLag = await lagOf(sustained);
