@@ -109,18 +109,15 @@ export async function upsertItem(
     // Upserts on a shared identifier value run one at a time, so exactly one of them creates the item;
     // upserts on other values do not wait.
     await tx.lock(identifiers.flatMap(({ field, values }) => values!.map((value) => valueLock(field, value))));
-    const matches = new Set<string>();
-    for (const { field, values } of identifiers) {
-      for (const value of values!) for (const id of await tx.items.idsWithKey(principal.orgId, field.id, indexKey(field, value))) matches.add(id);
-    }
-    if (matches.size > 1) {
-      throw new AppError('conflict', `the identifiers match ${matches.size} items (${[...matches].slice(0, 5).join(', ')}); make them specific to one item`);
+    // Matched and locked in one step; an item deleted meanwhile is not matched, so the upsert creates.
+    const keys = identifiers.flatMap(({ field, values }) => values!.map((value) => ({ fieldId: field.id, key: indexKey(field, value) })));
+    const matches = await tx.items.withKeys(principal.orgId, keys, 'exclusive');
+    if (matches.length > 1) {
+      throw new AppError('conflict', `the identifiers match ${matches.length} items (${matches.slice(0, 5).map((m) => m.id).join(', ')}); make them specific to one item`);
     }
     const changes = parseValueMap(schema, input.values ?? {});
     const now = timestamp(clock);
-    const matched = matches.size === 0 ? undefined : [...matches][0]!;
-    // Read under its lock; an item deleted meanwhile leaves nothing to update, so the upsert creates.
-    const [item] = matched === undefined ? [] : await tx.items.findMany(principal.orgId, [matched], 'exclusive');
+    const [item] = matches;
     if (!item || item.collectionId !== schema.collection.id) {
       const named = new Set(changes.map((c) => c.field.id));
       const all = [...identifiers.filter((c) => !named.has(c.field.id)), ...changes];

@@ -29,8 +29,8 @@ export function truncate(text: string): string {
 /** A body as the journal keeps it: JSON redacted then cut; anything else only cut. */
 export function journalBody(text: string | undefined): string | null {
   if (text === undefined || text === '') return null;
-  // Most bodies name no secret at all: no need to parse them to find one.
-  if (!SECRET_NAME.test(text)) return truncate(text);
+  // Most bodies name no secret at all — at least not in the part that is kept: no need to parse them.
+  if (!SECRET_NAME.test(text.length <= BODY_LIMIT ? text : text.slice(0, BODY_LIMIT))) return truncate(text);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -58,7 +58,7 @@ export function journalEntry(request: JournalRequest, clock?: Clock): JournalEnt
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined) continue;
-    headers[name] = SECRET_NAME.test(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
+    headers[name] = isSecretHeader(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
   }
   const entry: JournalEntry = {
     id: newId(),
@@ -80,6 +80,19 @@ export function journalEntry(request: JournalRequest, clock?: Clock): JournalEnt
 /** Records entries (of any organizations) in one transaction, each organization keeping its newest `keep`. */
 export function saveJournalEntries(store: Store, entries: JournalEntry[], keep: number): Promise<void> {
   return store.transaction((tx) => tx.journal.insertMany(entries, keep));
+}
+
+/** Header names repeat from request to request: each is checked once. */
+const secretHeaders = new Map<string, boolean>();
+const MAX_HEADER_NAMES = 1000;
+
+function isSecretHeader(name: string): boolean {
+  let secret = secretHeaders.get(name);
+  if (secret === undefined) {
+    secret = SECRET_NAME.test(name);
+    if (secretHeaders.size < MAX_HEADER_NAMES) secretHeaders.set(name, secret);
+  }
+  return secret;
 }
 
 /** The path, and the query with the values of secret-looking parameters (`?api_key=…`) redacted. */

@@ -447,8 +447,8 @@ for (const engine of ENGINES) {
         original.call(h.store, (tx: Store) => {
           if (!slowed.has(tx.items)) {
             slowed.add(tx.items);
-            const lookup = tx.items.idsWithKey.bind(tx.items);
-            (tx.items as any).idsWithKey = async (...args: Parameters<typeof lookup>) => {
+            const lookup = tx.items.withKeys.bind(tx.items);
+            (tx.items as any).withKeys = async (...args: Parameters<typeof lookup>) => {
               const found = await lookup(...args);
               await new Promise((resolve) => setImmediate(resolve));
               return found;

@@ -6,7 +6,7 @@ import type { Collection } from '../collections.ts';
 import type { Field } from '../fields.ts';
 import type { Organization } from '../organizations.ts';
 import type { Funnel } from '../funnels.ts';
-import type { IndexEntry, Item } from '../items.ts';
+import type { IndexEntry, IndexKey, Item } from '../items.ts';
 import type { Activity, ActivityQuery } from '../activity.ts';
 import type { ItemQuery } from '../filter/ast.ts';
 import type { Tagset } from '../tagsets.ts';
@@ -106,7 +106,12 @@ export interface ItemRepo {
   /** Items whose relation values point at `itemId`. */
   idsReferencing(orgId: string, itemId: string): Promise<string[]>;
   /** Items of `fieldId` holding a value with exactly this index key. */
-  idsWithKey(orgId: string, fieldId: string, key: { text: string | null; num: number | null }): Promise<string[]>;
+  idsWithKey(orgId: string, fieldId: string, key: IndexKey): Promise<string[]>;
+  /**
+   * The items holding any of these exact index keys, in id order, read and locked in one step (`lock` as in
+   * `findMany`): what an upsert matches on its identifiers.
+   */
+  withKeys(orgId: string, keys: readonly { fieldId: string; key: IndexKey }[], lock?: LockMode): Promise<Item[]>;
   countWithSeveralValues(orgId: string, fieldId: string): Promise<number>;
   countWithoutValue(orgId: string, collectionId: string, fieldId: string): Promise<number>;
   /** Items that share a value of `fieldId` with another item. */

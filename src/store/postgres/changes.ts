@@ -5,7 +5,7 @@
 // is trusted after it. A topic may also have listeners (the webhook worker waits for new outbox rows): they
 // are called on each notice, and while there are any the connection is re-made after a failure.
 import pg from 'pg';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ChangeTopic } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
 
@@ -16,8 +16,6 @@ const RETRY_MS = 1000;
 export interface ChangeSignals {
   token(topic: ChangeTopic): string | undefined;
   announce(db: Kysely<Database>, topic: ChangeTopic): Promise<void>;
-  /** The expression that announces `topic`, for a statement that does other work too. */
-  notice(topic: ChangeTopic): RawBuilder<unknown>;
   /** Calls `listener` on each notice of `topic` from any process; returns the function that stops it. */
   listen(topic: ChangeTopic, listener: () => void): () => void;
   close(): Promise<void>;
@@ -72,7 +70,6 @@ export function changeSignals(url: string): ChangeSignals {
       });
   };
 
-  const notice = (topic: ChangeTopic) => sql`pg_notify(${CHANNEL}, ${topic})`;
   return {
     token(topic) {
       if (!listener) {
@@ -82,11 +79,11 @@ export function changeSignals(url: string): ChangeSignals {
       return `${generation}:${counts.get(topic) ?? 0}`;
     },
     async announce(db, topic) {
-      await sql`select ${notice(topic)}`.execute(db);
+      // Its answer is never read: inside a transaction it travels with the next statement (pipeline.ts).
+      await sql`select pg_notify(${CHANNEL}, ${topic})`.execute(db);
       // Seen here at once; the other processes see it when the notice arrives, moments after the commit.
       bump(topic);
     },
-    notice,
     listen(topic, fn) {
       const set = listeners.get(topic) ?? new Set();
       listeners.set(topic, set.add(fn));

@@ -10,6 +10,7 @@ import { SqlStore, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
 import type { Store } from '../../domain/ports/store.ts';
 import { changeSignals } from './changes.ts';
+import { pipelineTransactions } from './pipeline.ts';
 
 // COUNT(*) and other int8 results fit in a JavaScript number for every count Tycho makes.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -106,6 +107,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
   pool.on('connect', (client) => {
     client.on('error', () => {});
     nameStatements(client);
+    pipelineTransactions(client);
   });
   const db = new Kysely<Database>({ dialect: new GuardedPostgresDialect({ pool }) });
   const changes = changeSignals(url);
@@ -137,7 +139,6 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
     },
     changeToken: async (topic) => changes.token(topic),
     announce: (trx, topic) => changes.announce(trx, topic),
-    notice: (topic) => changes.notice(topic),
     listen: (topic, listener) => changes.listen(topic, listener),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     // Kysely's destroy() ends the pool.

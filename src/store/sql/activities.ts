@@ -21,7 +21,7 @@ export const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
  * `outboxWritten` is told of every write of webhook outbox rows (the store wakes the delivery worker once the
  * transaction commits).
  */
-export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writableCtes' | 'notice'>, outboxWritten: () => void): ActivityRepo {
+export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writableCtes' | 'announce'>, outboxWritten: () => void): ActivityRepo {
   return {
     async insert(activity, deliveries = []) {
       const feedRows = activity.constituents.map((c) => ({
@@ -32,7 +32,7 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writabl
         relation: c.relation,
         occurred_at: activity.occurredAt,
       }));
-      const writes: Write[] = [
+      const writes: [Write, ...Write[]] = [
         (q) =>
           q.insertInto('activities').values({
             id: activity.id,
@@ -44,9 +44,11 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writabl
       ];
       if (feedRows.length > 0) writes.push((q) => q.insertInto('activity_entities').values(feedRows));
       if (deliveries.length > 0) writes.push((q) => q.insertInto('webhook_deliveries').values(deliveries.map(deliveryRow)));
-      // Other processes' delivery workers hear of the outbox rows at commit, from this same statement.
-      await writeTogether(db, engine.writableCtes, writes, deliveries.length > 0 ? engine.notice('webhook_deliveries') : undefined);
-      if (deliveries.length > 0) outboxWritten();
+      await writeTogether(db, engine.writableCtes, writes);
+      if (deliveries.length === 0) return;
+      // Other processes' delivery workers hear of the outbox rows at commit.
+      await engine.announce(db, 'webhook_deliveries');
+      outboxWritten();
     },
     async listByEntity(orgId, entityType, entityId) {
       const rows = await db

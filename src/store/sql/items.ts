@@ -1,7 +1,7 @@
 // Items table (the values document) and the item_values index kept beside it.
-import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { queryItems } from './item-queries.ts';
-import type { IndexEntry, Item } from '../../domain/items.ts';
+import type { IndexEntry, IndexKey, Item } from '../../domain/items.ts';
 import type { ItemRepo, LockMode } from '../../domain/ports/store.ts';
 import type { Database, ItemsTable } from './schema.ts';
 import type { Engine } from './sql-store.ts';
@@ -27,6 +27,14 @@ const indexRows = (itemId: string, entries: IndexEntry[]) =>
   }));
 
 const BATCH = 500;
+
+/** An index row of `fieldId` with exactly this key (null parts compared as null). */
+const holdsKey = (eb: ExpressionBuilder<Database & { v: Database['item_values'] }, 'v'>, fieldId: string, key: IndexKey) =>
+  eb.and([
+    eb('v.field_id', '=', fieldId),
+    key.text === null ? eb('v.key_text', 'is', null) : eb('v.key_text', '=', key.text),
+    key.num === null ? eb('v.key_num', 'is', null) : eb('v.key_num', '=', key.num),
+  ]);
 
 const sameKey = (a: IndexEntry, b: IndexEntry) => a.text === b.text && a.num === b.num && (a.suffix ?? null) === (b.suffix ?? null);
 
@@ -164,10 +172,18 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
       return rows.map((r) => r.item_id);
     },
     async idsWithKey(orgId, fieldId, key) {
-      let q = itemsWithValues(orgId).where('v.field_id', '=', fieldId);
-      q = key.text === null ? q.where('v.key_text', 'is', null) : q.where('v.key_text', '=', key.text);
-      q = key.num === null ? q.where('v.key_num', 'is', null) : q.where('v.key_num', '=', key.num);
-      return ids(q);
+      return ids(itemsWithValues(orgId).where((eb) => holdsKey(eb, fieldId, key)));
+    },
+    async withKeys(orgId, keys, lock) {
+      if (keys.length === 0) return [];
+      const holders = db
+        .selectFrom('item_values as v')
+        .select('v.item_id')
+        .where((eb) => eb.or(keys.map(({ fieldId, key }) => holdsKey(eb, fieldId, key))));
+      const read = db.selectFrom('items').selectAll().where('org_id', '=', orgId).where('id', 'in', holders).orderBy('id');
+      const mode = locking(lock);
+      const rows = await (mode === undefined ? read : mode === 'shared' ? read.forKeyShare() : read.forUpdate()).execute();
+      return rows.map(toItem);
     },
     async countWithSeveralValues(orgId, fieldId) {
       const row = await countValueHolders(orgId, fieldId).where('v.position', '>', 0).executeTakeFirstOrThrow();

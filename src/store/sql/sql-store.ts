@@ -1,6 +1,6 @@
 // The one Store implementation: repositories over a Kysely handle, which is either the database or the
 // transaction in progress.
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { LockMode, SchemaParts, Store } from '../../domain/ports/store.ts';
 import { SchemaCache } from './schema-cache.ts';
@@ -63,11 +63,6 @@ export interface Engine {
   changeToken(topic: ChangeTopic): Promise<string | undefined>;
   /** Inside a write transaction: the topic's token changes, here now and in the other processes once it commits. */
   announce(db: Kysely<Database>, topic: ChangeTopic): Promise<void>;
-  /**
-   * The expression that tells the other processes about `topic` when the transaction commits, for a statement
-   * that does other work too (no round trip of its own); undefined where no other process can be told.
-   */
-  notice(topic: ChangeTopic): RawBuilder<unknown> | undefined;
   /** Calls `listener` when another process announces `topic` (where the engine can tell); returns the stop. */
   listen(topic: ChangeTopic, listener: () => void): () => void;
   /** Connections by state. */

@@ -13,7 +13,7 @@ import { json } from './records.ts';
 import { toActivity } from './activities.ts';
 import { changeCache, type ChangeCache } from '../../domain/change-cache.ts';
 import type { Engine } from './sql-store.ts';
-import { writeTogether, type Write } from './write-together.ts';
+import type { Write } from './write-together.ts';
 
 /** How many due deliveries one claim looks through for endpoints to lease. */
 const CLAIM_WINDOW = 500;
@@ -171,9 +171,10 @@ export const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
 });
 
 /** `outboxWritten` is told of every write that makes a delivery due at once, as in activityRepo. */
-export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, 'writableCtes' | 'notice'>, outboxWritten: () => void): WebhookDeliveryRepo {
+export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, 'announce'>, outboxWritten: () => void): WebhookDeliveryRepo {
   const dueAtOnce = async (write: Write) => {
-    await writeTogether(db, engine.writableCtes, [write], engine.notice('webhook_deliveries'));
+    await write(db).execute();
+    await engine.announce(db, 'webhook_deliveries');
     outboxWritten();
   };
   return {

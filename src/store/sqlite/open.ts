@@ -66,6 +66,8 @@ export async function openSqlite(path: string): Promise<Store> {
   // data_version moves when another connection (the CLI, another process) commits; this connection's own
   // writes are counted here.
   const ownChanges = new Map<ChangeTopic, number>();
+  // Prepared once: `database.pragma()` compiles its statement on every call, and this runs on every request.
+  const dataVersion = database.prepare('PRAGMA data_version').pluck();
   // Kysely's destroy() closes the better-sqlite3 handle itself; BEGIN IMMEDIATE already serialises writers,
   // so there is nothing to lock.
   const engine: Engine = {
@@ -82,12 +84,11 @@ export async function openSqlite(path: string): Promise<Store> {
       if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return 'conflict';
       return undefined;
     },
-    changeToken: async (topic) => `${database.pragma('data_version', { simple: true })}:${ownChanges.get(topic) ?? 0}`,
+    changeToken: async (topic) => `${dataVersion.get() as number}:${ownChanges.get(topic) ?? 0}`,
     announce: async (_db, topic) => {
       ownChanges.set(topic, (ownChanges.get(topic) ?? 0) + 1);
     },
     // Other processes on the file (the CLI) cannot wake this one: their writes are found by polling.
-    notice: () => undefined,
     listen: () => () => {},
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: async () => {},
