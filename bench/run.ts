@@ -2,14 +2,14 @@
 // loopback, drives both with autocannon and prints one row per scenario (req/s, p50, p99, ratio to the
 // ceiling, Tycho's peak RSS). `--smoke` runs a tiny version in seconds (part of npm test).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { openStore } from '../src/store/open-store.ts';
 import { parseDatabaseUrl } from '../src/config.ts';
-import pg from 'pg';
+import { cpuMs, postgresDatabase, postgresPids } from './measure.ts';
 import { ensureOrganization } from '../src/domain/organizations.ts';
 import { ensureApiKey } from '../src/domain/api-keys.ts';
 import { buildDataset, personEmail, personName } from './dataset.ts';
@@ -66,35 +66,6 @@ function peakRss(pid: number): number {
   return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-/** CPU time (user + system, in ms) the processes have used so far; 0 for one that has gone. */
-function cpuMs(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone
-    }
-  }
-  return ticks * 10; // USER_HZ is 100 on Linux
-}
-
-/** The PostgreSQL server's processes on this machine (the database CPU of a PostgreSQL run). */
-function postgresPids(): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
 interface Scenario {
   name: string;
   method: 'GET' | 'POST';
@@ -145,20 +116,6 @@ async function driveAll(urls: string[], scenario: Scenario, headers: Record<stri
   };
 }
 
-/** A throw-away PostgreSQL database on the server BENCH_DATABASE_URL (or TEST_DATABASE_URL) names. */
-async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `tycho_bench_${process.pid}`;
-  const run = async (statement: string) => {
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    await client.query(statement).finally(() => client.end());
-  };
-  await run(`create database ${name}`);
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
-}
 
 async function drive(url: string, scenario: Scenario, headers: Record<string, string>, connections: number): Promise<autocannon.Result> {
   return autocannon({
@@ -205,7 +162,7 @@ async function timeSandboxClones(url: string, sourceId: string, rows: number): P
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tycho-bench-'));
-  const postgres = engine === 'postgres' ? await postgresDatabase() : undefined;
+  const postgres = engine === 'postgres' ? await postgresDatabase(process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'bench') : undefined;
   const database = postgres?.url ?? join(dir, 'bench.sqlite');
   const store = await openStore(parseDatabaseUrl(database, process.cwd()));
   const { organization } = await ensureOrganization(store, 'default');

@@ -1,6 +1,9 @@
 // `npm run bench:webhooks`: item creates through `tycho serve` with no webhook endpoint, then with one
-// endpoint subscribed to activity/item_created on a loopback receiver; prints req/s and latency of both runs
-// and the delivery lag (receipt time minus the event's occurred_at) at p50 / p99 / max.
+// endpoint subscribed to activity/item_created on a loopback receiver; prints req/s and latency of both runs,
+// Tycho's CPU time per create (its delivery work included: measured until every event has arrived) and the
+// delivery lag (receipt time minus the event's occurred_at) at p50 / p99 / max, saturating, at half the rate
+// reached without webhooks, and at a trickle of 10 creates per second. `--database postgres://…`
+// names a PostgreSQL server: the run gets a throw-away database of its own there.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,17 +11,19 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { cpuMs, postgresDatabase, postgresPids } from './measure.ts';
 
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
     database: { type: 'string', default: '' },
+    rate: { type: 'string', default: '' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
-  console.log('Usage: npm run bench:webhooks -- [--duration SECONDS] [--connections N] [--database postgres://…]');
+  console.log('Usage: npm run bench:webhooks -- [--duration SECONDS] [--connections N] [--database postgres://…] [--rate CREATES_PER_SECOND]');
   process.exit(0);
 }
 const duration = Number(args.duration);
@@ -42,29 +47,55 @@ function start(env: Record<string, string>): Promise<{ child: ChildProcess; url:
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
-/** Item creates for `duration` seconds: as fast as `connections` allow, or at `rate` per second overall. */
-async function creates(url: string, label: string, rate?: number) {
+const TRICKLE_RATE = 10;
+
+const createBody = (label: string, n: number) => JSON.stringify({ values: { name: { type: 'value/text/single_line', data: `${label} ${n}` } } });
+
+/** Item creates for `duration` seconds, as fast as `connections` allow. */
+async function creates(url: string, label: string) {
   let counter = 0;
   const result = await autocannon({
     url,
     connections,
     duration,
-    ...(rate !== undefined ? { overallRate: rate } : {}),
-    requests: [
-      {
-        method: 'POST',
-        path: '/v0/collections/people/items',
-        headers: auth,
-        setupRequest: (req) => ({ ...req, body: JSON.stringify({ values: { name: { type: 'value/text/single_line', data: `${label} ${counter++}` } } }) }),
-      },
-    ],
+    requests: [{ method: 'POST', path: '/v0/collections/people/items', headers: auth, setupRequest: (req) => ({ ...req, body: createBody(label, counter++) }) }],
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, created: result['2xx'], failed: result.non2xx + result.errors };
 }
 
+/**
+ * Item creates for `duration` seconds at `rate` per second, evenly spaced (autocannon's `overallRate` sends
+ * each second's quota in one burst at its start, which measures draining a burst rather than a steady load).
+ */
+async function pacedCreates(url: string, label: string, rate: number) {
+  const latencies: number[] = [];
+  let failed = 0;
+  const requests: Promise<void>[] = [];
+  const started = performance.now();
+  for (let i = 0; i < rate * duration; i++) {
+    const due = started + (i * 1000) / rate;
+    if (due > performance.now()) await sleep(due - performance.now());
+    const sent = performance.now();
+    requests.push(
+      fetch(`${url}/v0/collections/people/items`, { method: 'POST', headers: auth, body: createBody(label, i) }).then(
+        async (res) => {
+          await res.arrayBuffer();
+          if (res.status === 201) latencies.push(performance.now() - sent);
+          else failed++;
+        },
+        () => void failed++,
+      ),
+    );
+  }
+  await Promise.all(requests);
+  const sorted = latencies.sort((a, b) => a - b);
+  return { rps: (sorted.length * 1000) / (performance.now() - started), p50: percentile(sorted, 50), p99: percentile(sorted, 99), created: sorted.length, failed };
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'tycho-bench-webhooks-'));
-  const database = args.database || join(dir, 'bench.sqlite');
+  const postgres = args.database.startsWith('postgres') ? await postgresDatabase(args.database, 'bench_webhooks') : undefined;
+  const database = postgres?.url ?? (args.database || join(dir, 'bench.sqlite'));
   const lags: number[] = [];
   const receiver = fork(join(ROOT, 'bench/webhook-receiver.ts'), { execArgv: ['--import', 'tsx'] });
   const port = await new Promise<number>((resolve) =>
@@ -74,8 +105,17 @@ async function main() {
     }),
   );
   const server = await start({ DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', TYCHO_DATA_DIR: dir });
+  const pid = server.child.pid!;
+  /** CPU time per create in µs, Tycho's and (PostgreSQL) the database server's, from `before` until now. */
+  const cpuSince = (before: { tycho: number; db: number }, run: { created: number }) => ({
+    tycho: ((cpuMs([pid]) - before.tycho) * 1000) / run.created,
+    db: postgres ? ((cpuMs(postgresPids()) - before.db) * 1000) / run.created : undefined,
+  });
+  const cpuNow = () => ({ tycho: cpuMs([pid]), db: postgres ? cpuMs(postgresPids()) : 0 });
   try {
+    let cpu = cpuNow();
     const without = await creates(server.url, 'Plain');
+    const withoutCpu = cpuSince(cpu, without);
     const endpoint = await fetch(`${server.url}/v0/webhook_endpoints`, {
       method: 'POST',
       headers: auth,
@@ -84,35 +124,57 @@ async function main() {
     if (endpoint.status !== 201) throw new Error(`creating the endpoint: ${endpoint.status} ${await endpoint.text()}`);
     const endpointId = ((await endpoint.json()) as { id: string }).id;
     const lagOf = async (run: { created: number }) => {
-      // Every created item is one delivery: wait until all have arrived (the backlog, if any, drains).
+      // Every created item is one delivery: wait until all have arrived (the backlog, if any, drains), and
+      // those of the requests autocannon cut off at the end (created, not counted) too.
       const drainStarted = Date.now();
       while (lags.length < run.created && Date.now() - drainStarted < 120_000) await sleep(20);
+      for (let seen = -1; seen !== lags.length; ) {
+        seen = lags.length;
+        await sleep(300);
+      }
       const sorted = lags.splice(0).sort((a, b) => a - b);
       return `${sorted.length} of ${run.created} delivered; lag (receipt − occurred_at) p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
     };
+    cpu = cpuNow();
     const withHook = await creates(server.url, 'Hooked');
     const saturatedLag = await lagOf(withHook);
-    // A sustained load the server can carry: half the throughput it reached without webhooks.
-    const rate = Math.max(1, Math.round(without.rps / 2));
-    const sustained = await creates(server.url, 'Sustained', rate);
+    const withHookCpu = cpuSince(cpu, withHook);
+    // A sustained load the server can carry, evenly spaced: half the throughput it reached without webhooks,
+    // or `--rate` (the same load for runs to compare on a machine whose capacity varies with other work).
+    const rate = Number(args.rate) || Math.max(1, Math.round(without.rps / 2));
+    cpu = cpuNow();
+    const sustained = await pacedCreates(server.url, 'Sustained', rate);
     const sustainedLag = await lagOf(sustained);
+    const sustainedCpu = cpuSince(cpu, sustained);
+    // A light load: what an event waits when the worker is idle between events (the wake-up, not a backlog).
+    cpu = cpuNow();
+    const trickle = await pacedCreates(server.url, 'Trickle', TRICKLE_RATE);
+    const trickleLag = await lagOf(trickle);
+    const trickleCpu = cpuSince(cpu, trickle);
     const attempts = (await (await fetch(`${server.url}/v0/tycho/webhook_endpoints/${endpointId}/attempts?limit=100`, { headers: auth })).json()) as { data: { latency_ms: number }[] };
     const attemptLatency = attempts.data.map((a) => a.latency_ms).sort((a, b) => a - b);
     const engine = database.startsWith('postgres') ? 'PostgreSQL' : 'SQLite';
     console.log(`\nWebhooks benchmark — ${engine}, one process, ${connections} connections, ${duration} s per run`);
-    console.log(`${'run'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}`);
+    console.log(`${'run'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}${postgres ? ` ${'DB µs'.padStart(7)}` : ''}`);
     const runs = [
-      ['create item, no endpoint (saturating)', without],
-      ['create item, 1 endpoint (saturating)', withHook],
-      [`create item, 1 endpoint (${rate}/s sustained)`, sustained],
+      ['create item, no endpoint (saturating)', without, withoutCpu],
+      ['create item, 1 endpoint (saturating)', withHook, withHookCpu],
+      [`create item, 1 endpoint (${rate}/s sustained)`, sustained, sustainedCpu],
+      [`create item, 1 endpoint (${TRICKLE_RATE}/s trickle)`, trickle, trickleCpu],
     ] as const;
-    for (const [name, r] of runs) console.log(`${name.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)}`);
-    console.log(`throughput with the endpoint: ${((withHook.rps / without.rps) * 100).toFixed(0)} % of the figure without`);
+    for (const [name, r, c] of runs) {
+      console.log(
+        `${name.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${c.tycho.toFixed(0).padStart(7)}${c.db !== undefined ? ` ${c.db.toFixed(0).padStart(7)}` : ''}`,
+      );
+    }
+    console.log(`throughput with the endpoint: ${((withHook.rps / without.rps) * 100).toFixed(0)} % of the figure without; Tycho CPU per create ${((withHookCpu.tycho / withoutCpu.tycho) * 100).toFixed(0)} % of the figure without (delivery included)`);
     console.log(`saturating: ${saturatedLag}`);
+    console.log(`trickle:    ${trickleLag}`);
     console.log(`sustained:  ${sustainedLag}; attempt latency (last 100) p50 ${percentile(attemptLatency, 50)} ms, p99 ${percentile(attemptLatency, 99)} ms`);
   } finally {
     await new Promise((resolve) => (server.child.once('exit', resolve), server.child.kill('SIGTERM')));
     receiver.disconnect();
+    await postgres?.drop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

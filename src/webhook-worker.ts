@@ -1,7 +1,10 @@
 // The webhook delivery loop `tycho serve` runs: `deliverDue` again and again — at once while there is work,
-// after a short pause when there was none. An organization with a controlled clock has its deliveries fall due
-// on that clock (domain/due-times.ts); the list of such clocks is reread only when one changes. Stopping lets the attempts in flight finish (at most the 30 s
-// timeout), sends nothing new and releases the endpoint leases, so another process picks the rest up.
+// and as soon as the store says deliveries became due (a commit that wrote outbox rows, in this process or,
+// on PostgreSQL, another one); otherwise after a pause, which finds what no signal announced (retries falling
+// due, writes by processes that cannot signal). An organization with a controlled clock has its deliveries
+// fall due on that clock (domain/due-times.ts); the list of such clocks is reread only when one changes.
+// Stopping lets the attempts in flight finish (at most the 30 s timeout), sends nothing new and releases the
+// endpoint leases, so another process picks the rest up.
 import { hostname } from 'node:os';
 import { realClock, type Clock } from './domain/clock.ts';
 import { controlledClocks } from './domain/org-clock.ts';
@@ -10,7 +13,7 @@ import type { Store } from './domain/ports/store.ts';
 import type { WebhookSender } from './domain/ports/webhook-sender.ts';
 import { deliverDue, type DeliveryObserver } from './domain/webhook-delivery.ts';
 
-/** The pause between idle rounds: one cheap indexed read, and the bound on an event's wait before its first attempt. */
+/** The pause between idle rounds, when nothing wakes the worker: one cheap indexed read. */
 export const IDLE_POLL_MS = 100;
 
 export interface DeliveryWorker {
@@ -33,10 +36,17 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
   const stopping = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> | undefined;
+  /** Deliveries became due during the round in flight: it may have looked before they were there. */
+  let wokenMeanwhile = false;
+  const schedule = (ms: number) => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(tick, ms);
+  };
   const clock = options.clock ?? realClock;
   const orgClocks = controlledClocks(store, clock);
   const tick = () => {
     timer = undefined;
+    wokenMeanwhile = false;
     round = orgClocks()
       .then((controlled) =>
         deliverDue(store, sender, {
@@ -55,13 +65,20 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
       })
       .then((attempts) => {
         round = undefined;
-        if (!stopping.signal.aborted) timer = setTimeout(tick, attempts > 0 ? 0 : (options.pollMs ?? IDLE_POLL_MS));
+        if (!stopping.signal.aborted) schedule(attempts > 0 || wokenMeanwhile ? 0 : (options.pollMs ?? IDLE_POLL_MS));
       });
   };
+  // Called right after a commit: the round starts on a later turn, not inside the writer's call.
+  const stopWaking = store.onDeliveriesDue(() => {
+    if (stopping.signal.aborted) return;
+    if (round) wokenMeanwhile = true;
+    else schedule(0);
+  });
   tick();
   return {
     async stop() {
       stopping.abort();
+      stopWaking();
       if (timer) clearTimeout(timer);
       await round;
     },

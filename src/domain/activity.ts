@@ -8,7 +8,7 @@ import { AppError, badParameter, orNotFound } from './errors.ts';
 import { parseQueryTime, QUERY_TIME_SHAPES, type Rounding } from './query-time.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
-import { enqueueDeliveries } from './webhook-outbox.ts';
+import { outboxRows } from './webhook-outbox.ts';
 
 export type ConstituentRelation = 'actor' | 'object' | 'target';
 
@@ -64,9 +64,8 @@ export async function recordActivity(
   constituents: Constituent[],
 ): Promise<Activity> {
   const activity: Activity = { id: newId(), orgId, type, occurredAt, constituents };
-  await store.activities.insert(activity);
-  // The webhook outbox rows, in the same transaction as the activity.
-  await enqueueDeliveries(store, activity);
+  // The webhook outbox rows, written with the activity.
+  await store.activities.insert(activity, await outboxRows(store, activity));
   return activity;
 }
 

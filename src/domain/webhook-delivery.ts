@@ -174,20 +174,22 @@ async function record(store: Store, endpoint: WebhookEndpoint, sent: Sent[], opt
   await store.transaction(async (tx) => {
     let failingSince = endpoint.failingSince;
     let disable = false;
-    for (const { delivery, eventType, startedAt, result, ok } of sent) {
-      const at = startedAt.toISOString();
-      const attempts = delivery.attempts + 1;
-      const next = ok ? null : nextAttemptAt(startedAt, attempts, options.random);
-      await tx.webhookDeliveries.insertAttempt({
+    await tx.webhookDeliveries.insertAttempts(
+      sent.map(({ delivery, eventType, startedAt, result }) => ({
         id: newId(),
         orgId: delivery.orgId,
         endpointId: endpoint.id,
         deliveryId: delivery.id,
         activityId: delivery.activityId,
         eventType,
-        attemptedAt: at,
+        attemptedAt: startedAt.toISOString(),
         ...result,
-      });
+      })),
+    );
+    for (const { delivery, startedAt, ok } of sent) {
+      const at = startedAt.toISOString();
+      const attempts = delivery.attempts + 1;
+      const next = ok ? null : nextAttemptAt(startedAt, attempts, options.random);
       await tx.webhookDeliveries.update({ ...delivery, attempts, status: ok ? 'succeeded' : next === null ? 'failed' : 'pending', nextAttemptAt: next, lastAttemptAt: at });
       outcomes.push(ok ? 'succeeded' : next === null ? 'failed' : 'retrying');
       failingSince = ok ? null : (failingSince ?? at);

@@ -1,7 +1,8 @@
-// The webhook outbox: `enqueueDeliveries` runs inside the transaction that records an activity and writes one
-// delivery row per enabled endpoint subscribed to its type (one indexed lookup), so a committed event is never
-// lost and a rolled-back one never sent. webhook-delivery.ts sends them. This module imports nothing that
-// imports activity.ts, which calls it.
+// The webhook outbox: `outboxRows` names, inside the transaction that records an activity, one delivery row per
+// enabled endpoint subscribed to its type (one indexed lookup, remembered until endpoints change); the
+// activity is written with them (in one statement where the engine can), so a committed event is never lost
+// and a rolled-back one never sent. webhook-delivery.ts sends them. This module imports nothing that imports
+// activity.ts, which calls it.
 import type { Activity } from './activity.ts';
 import { newId } from './ids.ts';
 import type { Store } from './ports/store.ts';
@@ -36,9 +37,8 @@ export const pendingDelivery = (orgId: string, endpointId: string, activityId: s
   lastAttemptAt: null,
 });
 
-/** Writes the outbox rows of a just-recorded activity; call it in the activity's transaction. */
-export async function enqueueDeliveries(store: Store, activity: Activity): Promise<void> {
+/** The outbox rows of an activity about to be recorded; call it in the activity's transaction. */
+export async function outboxRows(store: Store, activity: Activity): Promise<WebhookDelivery[]> {
   const endpointIds = await store.webhookEndpoints.subscribed(activity.orgId, activity.type);
-  if (endpointIds.length === 0) return;
-  await store.webhookDeliveries.insertMany(endpointIds.map((endpointId) => pendingDelivery(activity.orgId, endpointId, activity.id)));
+  return endpointIds.map((endpointId) => pendingDelivery(activity.orgId, endpointId, activity.id));
 }

@@ -19,6 +19,8 @@ describe('inlineParameters and isHeldBack', () => {
     assert.equal(isHeldBack('select 1'), false);
     assert.equal(isHeldBack('select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest($1::text[]) as k'), true);
     assert.equal(isHeldBack('select pg_advisory_xact_lock_shared(hashtextextended(k, 0)) from unnest($1::text[]) as k'), true);
+    assert.equal(isHeldBack('select pg_notify($1, $2)'), true);
+    assert.equal(isHeldBack('select pg_notify($1, $2), 1'), false);
   });
 
   it('writes each parameter as pg would send it, quoted', () => {

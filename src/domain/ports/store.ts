@@ -120,7 +120,8 @@ export interface ItemRepo {
 }
 
 export interface ActivityRepo {
-  insert(activity: Activity): Promise<void>;
+  /** The activity with its webhook outbox rows, in one statement where the engine can. */
+  insert(activity: Activity, deliveries?: WebhookDelivery[]): Promise<void>;
   /** Newest first. */
   listByEntity(orgId: string, entityType: string, entityId: string): Promise<Activity[]>;
   /** A page of the feed, newest first (by occurred_at, then id). */
@@ -294,7 +295,8 @@ export interface WebhookDeliveryRepo {
   findByActivity(orgId: string, endpointId: string, activityId: string): Promise<WebhookDelivery | undefined>;
   /** The endpoint's pending deliveries due by `now`, in recording (id) order, each with its activity. */
   due(endpointId: string, now: string, limit: number): Promise<{ delivery: WebhookDelivery; activity: Activity | undefined }[]>;
-  insertAttempt(attempt: WebhookAttempt): Promise<void>;
+  /** A round's attempts, in one statement. */
+  insertAttempts(attempts: WebhookAttempt[]): Promise<void>;
   /** The endpoint's attempts, newest first. */
   attempts(orgId: string, endpointId: string, page: PageRequest): Promise<Page<WebhookAttempt>>;
   /** Pending deliveries of every organization (the queue depth). */
@@ -371,5 +373,11 @@ export interface Store {
   analyze(): Promise<void>;
   /** Connections of the pool by state, for metrics. */
   poolStats(): { total: number; idle: number; waiting: number };
+  /**
+   * Calls `listener` whenever webhook deliveries became due at once: right after each commit of this process
+   * that wrote some, and on the engines that can tell (PostgreSQL), when another process's such commit is
+   * announced. Returns the function that stops the calls.
+   */
+  onDeliveriesDue(listener: () => void): () => void;
   close(): Promise<void>;
 }

@@ -130,6 +130,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
     },
     changeToken: async (topic) => changes.token(topic),
     announce: (trx, topic) => changes.announce(trx, topic),
+    listen: (topic, listener) => changes.listen(topic, listener),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     // Kysely's destroy() ends the pool.
     close: () => changes.close(),

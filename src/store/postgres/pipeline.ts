@@ -25,11 +25,13 @@ const isWord = (text: string, word: string) => text.trim().toLowerCase() === wor
 /**
  * Statements whose answer no caller reads: plain inserts and `store/sql/write-together.ts` statements (a
  * row and its dependants), never with RETURNING or ON CONFLICT DO NOTHING, whose count tells whether a row
- * was written; and the advisory locks `store.lock` takes, which are still taken before the next statement
- * runs (and so before its snapshot is taken).
+ * was written; the advisory locks `store.lock` takes, which are still taken before the next statement runs
+ * (and so before its snapshot is taken); and change notices (`select pg_notify(…)`,
+ * store/postgres/changes.ts), delivered at commit anyway.
  */
 export function isHeldBack(text: string): boolean {
   if (/^select pg_advisory_xact_lock(_shared)?\(hashtextextended\(k, 0\)\) from unnest\(\$1::text\[\]\) as k$/.test(text)) return true;
+  if (/^select pg_notify\(\$1, \$2\)$/i.test(text)) return true;
   return /^(insert into |with "parent_row" as \()/i.test(text) && !/\breturning\b|\bdo nothing\b/i.test(text);
 }
 

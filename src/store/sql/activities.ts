@@ -5,8 +5,9 @@ import { mapPage } from '../../domain/pagination.ts';
 import type { ActivityRepo } from '../../domain/ports/store.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';
-import { writeTogether } from './write-together.ts';
+import { writeTogether, type Write } from './write-together.ts';
 import type { Engine } from './sql-store.ts';
+import { deliveryRow } from './webhooks.ts';
 
 export const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
   id: r.id,
@@ -16,9 +17,13 @@ export const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
   constituents: JSON.parse(r.constituents),
 });
 
-export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writableCtes'>): ActivityRepo {
+/**
+ * `outboxWritten` is told of every write of webhook outbox rows (the store wakes the delivery worker once the
+ * transaction commits).
+ */
+export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writableCtes' | 'announce'>, outboxWritten: () => void): ActivityRepo {
   return {
-    async insert(activity) {
+    async insert(activity, deliveries = []) {
       const feedRows = activity.constituents.map((c) => ({
         activity_id: activity.id,
         org_id: activity.orgId,
@@ -27,9 +32,7 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writabl
         relation: c.relation,
         occurred_at: activity.occurredAt,
       }));
-      await writeTogether(
-        db,
-        engine.writableCtes,
+      const writes: [Write, ...Write[]] = [
         (q) =>
           q.insertInto('activities').values({
             id: activity.id,
@@ -38,8 +41,14 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writabl
             occurred_at: activity.occurredAt,
             constituents: JSON.stringify(activity.constituents),
           }),
-        feedRows.length === 0 ? undefined : (q) => q.insertInto('activity_entities').values(feedRows),
-      );
+      ];
+      if (feedRows.length > 0) writes.push((q) => q.insertInto('activity_entities').values(feedRows));
+      if (deliveries.length > 0) writes.push((q) => q.insertInto('webhook_deliveries').values(deliveries.map(deliveryRow)));
+      await writeTogether(db, engine.writableCtes, writes);
+      if (deliveries.length === 0) return;
+      // Other processes' delivery workers hear of the outbox rows at commit.
+      await engine.announce(db, 'webhook_deliveries');
+      outboxWritten();
     },
     async listByEntity(orgId, entityType, entityId) {
       const rows = await db

@@ -70,7 +70,7 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
   /** Writes the item's row with `head`, and index rows with `rows`: the first batch in the same statement where the engine can. */
   const withIndexRows = async (head: Write, itemId: string, entries: IndexEntry[], rows: typeof insertRows) => {
     const first = entries.slice(0, BATCH);
-    await writeTogether(db, engine.writableCtes, head, first.length === 0 ? undefined : (q) => rows(q, itemId, first));
+    await writeTogether(db, engine.writableCtes, first.length === 0 ? [head] : [head, (q) => rows(q, itemId, first)]);
     for (let i = BATCH; i < entries.length; i += BATCH) await rows(db, itemId, entries.slice(i, i + BATCH)).execute();
   };
   /** Locks the rows a read returns, in id order so that two transactions locking overlapping sets cannot deadlock. */

@@ -58,15 +58,46 @@ export interface Engine {
   changeToken(topic: ChangeTopic): Promise<string | undefined>;
   /** Inside a write transaction: the topic's token changes, here now and in the other processes once it commits. */
   announce(db: Kysely<Database>, topic: ChangeTopic): Promise<void>;
+  /** Calls `listener` when another process announces `topic` (where the engine can tell); returns the stop. */
+  listen(topic: ChangeTopic, listener: () => void): () => void;
   /** Connections by state. */
   poolStats(): { total: number; idle: number; waiting: number };
   /** Releases connections and files. */
   close(): Promise<void>;
 }
 
-/** What processes tell each other has changed, so that what they cached about it is dropped. */
-export const CHANGE_TOPICS = ['api_keys', 'clocks', 'webhook_endpoints'] as const;
+/**
+ * What processes tell each other has changed, so that what they cached about it is dropped — or, for the
+ * webhook outbox, that there is new work to pick up.
+ */
+export const CHANGE_TOPICS = ['api_keys', 'clocks', 'webhook_endpoints', 'webhook_deliveries'] as const;
 export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
+
+/**
+ * Who waits for committed webhook outbox rows (the delivery worker), shared by a store and its transactions.
+ * While anybody waits, the engine's notices from other processes are passed on too.
+ */
+class OutboxSignal {
+  private readonly listeners = new Set<() => void>();
+  private stopListening: (() => void) | undefined;
+  constructor(private readonly engine: Engine) {}
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    this.stopListening ??= this.engine.listen('webhook_deliveries', () => this.emit());
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) {
+        this.stopListening?.();
+        this.stopListening = undefined;
+      }
+    };
+  }
+
+  emit(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
 
 /** Runs of one transaction before a deadlock or serialization failure is reported as a conflict. */
 const TRANSACTION_ATTEMPTS = 5;
@@ -101,6 +132,8 @@ export class SqlStore implements Store {
 
   /** Schema tags read under a shared schema lock in this transaction, by organization. */
   private readonly heldSchemaTags = new Map<string, string>();
+  /** Whether this transaction wrote outbox rows due at once (the worker is woken when it commits). */
+  private wroteOutbox = false;
   readonly orgState;
   readonly clocks;
   readonly snapshots;
@@ -115,14 +148,19 @@ export class SqlStore implements Store {
     private readonly inTransaction = false,
     private readonly schemaCache = new SchemaCache(),
     private readonly subscriptions: SubscriptionCache = subscriptionCache(engine),
+    private readonly outbox = new OutboxSignal(engine),
   ) {
+    const outboxWritten = () => {
+      if (inTransaction) this.wroteOutbox = true;
+      else this.outbox.emit();
+    };
     this.organizations = organizationRepo(db);
     this.apiKeys = apiKeyRepo(db, engine);
     this.collections = collectionRepo(db);
     this.fields = fieldRepo(db);
     this.funnels = funnelRepo(db);
     this.items = itemRepo(db, engine);
-    this.activities = activityRepo(db, engine);
+    this.activities = activityRepo(db, engine, outboxWritten);
     this.tagsets = recordRepo(db, 'tagsets', tagsetMapping);
     this.notes = recordRepo(db, 'notes', noteMapping);
     this.inboxes = recordRepo(db, 'inboxes', inboxMapping);
@@ -148,18 +186,21 @@ export class SqlStore implements Store {
     this.idempotency = idempotencyRepo(db);
     this.journal = journalRepo(db);
     this.webhookEndpoints = webhookEndpointRepo(db, engine, subscriptions);
-    this.webhookDeliveries = webhookDeliveryRepo(db);
+    this.webhookDeliveries = webhookDeliveryRepo(db, engine, outboxWritten);
   }
 
   async transaction<T>(fn: (tx: Store) => Promise<T>, schemaOf?: string): Promise<T> {
     if (this.inTransaction) return fn(this);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.db.transaction().execute(async (trx: Transaction<Database>) => {
-          const tx = new SqlStore(trx, this.engine, true, this.schemaCache, this.subscriptions);
+        let tx: SqlStore | undefined;
+        const result = await this.db.transaction().execute(async (trx: Transaction<Database>) => {
+          tx = new SqlStore(trx, this.engine, true, this.schemaCache, this.subscriptions, this.outbox);
           if (schemaOf !== undefined) await tx.lockSchema(schemaOf, 'exclusive');
           return fn(tx);
         });
+        if (tx?.wroteOutbox) this.outbox.emit();
+        return result;
       } catch (error) {
         const meaning = this.engine.classify(error);
         if (meaning === 'retry' && attempt < TRANSACTION_ATTEMPTS) {
@@ -210,6 +251,10 @@ export class SqlStore implements Store {
 
   poolStats() {
     return this.engine.poolStats();
+  }
+
+  onDeliveriesDue(listener: () => void): () => void {
+    return this.outbox.subscribe(listener);
   }
 
   async ping(): Promise<void> {

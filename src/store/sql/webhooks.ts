@@ -6,7 +6,7 @@ import { mapPage } from '../../domain/pagination.ts';
 import type { WebhookDeliveryRepo, WebhookEndpointRepo } from '../../domain/ports/store.ts';
 import type { EndpointStatus, WebhookEndpoint } from '../../domain/webhook-endpoints.ts';
 import type { WebhookAttempt } from '../../domain/webhook-delivery.ts';
-import type { DeliveryStatus, WebhookDelivery } from '../../domain/webhook-outbox.ts';
+import { DUE_AT_ONCE, type DeliveryStatus, type WebhookDelivery } from '../../domain/webhook-outbox.ts';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 import { json } from './records.ts';
@@ -14,6 +14,7 @@ import { toActivity } from './activities.ts';
 import { changeCache, type ChangeCache } from '../../domain/change-cache.ts';
 import type { Engine } from './sql-store.ts';
 import { dueBy } from './due-times.ts';
+import type { Write } from './write-together.ts';
 
 /** How many due deliveries one claim looks through for endpoints to lease. */
 const CLAIM_WINDOW = 500;
@@ -158,7 +159,7 @@ const toDelivery = (r: Selectable<WebhookDeliveriesTable>): WebhookDelivery => (
   lastAttemptAt: r.last_attempt_at,
 });
 
-const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
+export const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
   id: d.id,
   org_id: d.orgId,
   endpoint_id: d.endpointId,
@@ -169,14 +170,23 @@ const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
   last_attempt_at: d.lastAttemptAt,
 });
 
-export function webhookDeliveryRepo(db: Kysely<Database>): WebhookDeliveryRepo {
+/** `outboxWritten` is told of every write that makes a delivery due at once, as in activityRepo. */
+export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, 'announce'>, outboxWritten: () => void): WebhookDeliveryRepo {
+  const dueAtOnce = async (write: Write) => {
+    await write(db).execute();
+    await engine.announce(db, 'webhook_deliveries');
+    outboxWritten();
+  };
   return {
     async insertMany(deliveries) {
-      if (deliveries.length > 0) await db.insertInto('webhook_deliveries').values(deliveries.map(deliveryRow)).execute();
+      if (deliveries.length > 0) await dueAtOnce((q) => q.insertInto('webhook_deliveries').values(deliveries.map(deliveryRow)));
     },
     async update(d) {
       const { id, org_id, ...rest } = deliveryRow(d);
-      await db.updateTable('webhook_deliveries').set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
+      const write: Write = (q) => q.updateTable('webhook_deliveries').set(rest).where('id', '=', id).where('org_id', '=', org_id);
+      // A re-send; the outcome of an attempt is never due at once.
+      if (d.status === 'pending' && d.nextAttemptAt === DUE_AT_ONCE) await dueAtOnce(write);
+      else await write(db).execute();
     },
     async findByActivity(orgId, endpointId, activityId) {
       const row = await db
@@ -209,20 +219,23 @@ export function webhookDeliveryRepo(db: Kysely<Database>): WebhookDeliveryRepo {
             : toActivity({ id: r.activity_id, org_id: r.org_id, type: r.a_type, occurred_at: r.a_occurred_at!, constituents: r.a_constituents! }),
       }));
     },
-    async insertAttempt(a) {
+    async insertAttempts(attempts) {
+      if (attempts.length === 0) return;
       await db
         .insertInto('webhook_attempts')
-        .values({
-          id: a.id,
-          org_id: a.orgId,
-          endpoint_id: a.endpointId,
-          delivery_id: a.deliveryId,
-          attempted_at: a.attemptedAt,
-          status_code: a.statusCode,
-          latency_ms: Math.round(a.latencyMs),
-          error: a.error,
-          response_excerpt: a.responseExcerpt,
-        })
+        .values(
+          attempts.map((a) => ({
+            id: a.id,
+            org_id: a.orgId,
+            endpoint_id: a.endpointId,
+            delivery_id: a.deliveryId,
+            attempted_at: a.attemptedAt,
+            status_code: a.statusCode,
+            latency_ms: Math.round(a.latencyMs),
+            error: a.error,
+            response_excerpt: a.responseExcerpt,
+          })),
+        )
         .execute();
     },
     async attempts(orgId, endpointId, page) {

@@ -86,6 +86,8 @@ export async function openSqlite(path: string): Promise<Store> {
     announce: async (_db, topic) => {
       ownChanges.set(topic, (ownChanges.get(topic) ?? 0) + 1);
     },
+    // Other processes on the file (the CLI) cannot wake this one: their writes are found by polling.
+    listen: () => () => {},
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: async () => {},
   };

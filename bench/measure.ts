@@ -1,0 +1,47 @@
+// What the benchmarks measure outside Tycho's own answers: CPU time of processes (steadier than req/s on a
+// shared machine, where other work takes turns on the cores) and throw-away PostgreSQL databases.
+import { readdirSync, readFileSync } from 'node:fs';
+import pg from 'pg';
+
+/** CPU time (user + system, in ms) the processes have used so far; 0 for one that has gone. */
+export function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+/** The PostgreSQL server's processes on this machine (the database CPU of a PostgreSQL run). */
+export function postgresPids(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** A throw-away database on the PostgreSQL server `admin` names, so every run starts empty. */
+export async function postgresDatabase(admin: string, label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `tycho_${label}_${process.pid}`;
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    await client.query(statement).finally(() => client.end());
+  };
+  await run(`create database ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
+}

@@ -1,0 +1,108 @@
+// The delivery worker wakes when a commit writes outbox rows, instead of waiting for its next poll: in the
+// process that wrote them, and on PostgreSQL in another process sharing the database (LISTEN/NOTIFY). The
+// poll interval is 10 s here, so an event that arrives within a couple of seconds arrived by the wake-up.
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createHarness, ENGINES, type Harness } from '../helpers/harness.ts';
+import { makeItem, text } from '../helpers/items.ts';
+import { makeEndpoint, startReceiver, type Receiver } from '../helpers/webhooks.ts';
+import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhook-worker.ts';
+import { httpWebhookSender } from '../../src/webhook-sender.ts';
+import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { parseDatabaseUrl } from '../../src/config.ts';
+import type { Store } from '../../src/domain/ports/store.ts';
+
+const POLL_MS = 10_000;
+/** Far below the poll interval, far above a loopback delivery on a busy machine. */
+const WAKE_BOUND_MS = 3_000;
+
+const sender = httpWebhookSender(PUBLIC_ONLY);
+
+/** Resolves with the time `count` deliveries took to arrive; fails when that is beyond WAKE_BOUND_MS. */
+async function arrivalWithinBound(receiver: Receiver, count: number, started: number): Promise<number> {
+  const outcome = await Promise.race([receiver.waitFor(count).then(() => 'arrived' as const), sleep(WAKE_BOUND_MS).then(() => 'late' as const)]);
+  assert.equal(outcome, 'arrived', `no delivery within ${WAKE_BOUND_MS} ms: the worker waited for its ${POLL_MS} ms poll`);
+  return Date.now() - started;
+}
+
+for (const engine of ENGINES) {
+  describe(`webhook worker wake-up (${engine})`, () => {
+    let h: Harness;
+    let receiver: Receiver;
+    let worker: DeliveryWorker | undefined;
+    let endpointId: string | undefined;
+    const errors: unknown[] = [];
+    const subscribe = async () => (endpointId = (await makeEndpoint(h, receiver, ['activity/item_created'])).id);
+    const startWorker = async (store: Store) => {
+      worker = startDeliveryWorker(store, sender, { pollMs: POLL_MS, onError: (error) => errors.push(error) });
+      // Past its first (empty) round: from here on only a wake-up or the 10 s poll starts another.
+      await sleep(200);
+    };
+    const person = (name: string) => makeItem(h, 'people', { name: text(name) });
+
+    before(async () => {
+      h = await createHarness(engine);
+    });
+    after(() => h.close());
+    beforeEach(async () => {
+      receiver = await startReceiver();
+    });
+    afterEach(async () => {
+      // The worker first: it may still be recording the last attempt.
+      await worker?.stop();
+      worker = undefined;
+      if (endpointId) await h.delete(`/v0/webhook_endpoints/${endpointId}`);
+      endpointId = undefined;
+      await receiver.close();
+      assert.deepEqual(errors.splice(0), []);
+    });
+
+    it('sends an event as soon as the write that recorded it commits, not at the next poll', async () => {
+      await subscribe();
+      await startWorker(h.store);
+      for (const [i, name] of ['First', 'Second', 'Third'].entries()) {
+        const started = Date.now();
+        const item = await person(name);
+        await arrivalWithinBound(receiver, i + 1, started);
+        assert.equal(receiver.received[i]!.body.item.id, item.id);
+        assert.ok(receiver.received[i]!.verified);
+      }
+    });
+
+    it('sends a re-sent event at once too', async () => {
+      const id = await subscribe();
+      await startWorker(h.store);
+      await person('Again');
+      await arrivalWithinBound(receiver, 1, Date.now());
+      // Once the first attempt is recorded (it is, just after the receiver answered).
+      while ((await h.get(`/v0/tycho/webhook_endpoints/${id}/attempts`)).body.data.length === 0) await sleep(10);
+      const started = Date.now();
+      const resent = await h.post(`/v0/tycho/webhook_endpoints/${id}/deliveries`, { event_id: receiver.received[0]!.id });
+      assert.equal(resent.status, 202, resent.text);
+      await arrivalWithinBound(receiver, 2, started);
+      assert.equal(receiver.received[1]!.id, receiver.received[0]!.id);
+    });
+
+    if (engine === 'postgres') {
+      it('wakes a worker in another process on the same database (NOTIFY at commit)', async () => {
+        const other = await openStore(parseDatabaseUrl(h.databaseUrl!, process.cwd()));
+        try {
+          await subscribe();
+          await startWorker(other);
+          // Time for the other store's LISTEN connection, which the worker's subscription opened.
+          await sleep(1000);
+          const started = Date.now();
+          const item = await person('Elsewhere');
+          await arrivalWithinBound(receiver, 1, started);
+          assert.equal(receiver.received[0]!.body.item.id, item.id);
+          await worker!.stop();
+          worker = undefined;
+        } finally {
+          await other.close();
+        }
+      });
+    }
+  });
+}
