@@ -94,8 +94,11 @@ export function pipelineTransactions(client: { query: unknown }): void {
       if (pending.length === 1 && pending[0] === 'begin') return Promise.resolve(NOT_SENT);
       return pending.length === 0 ? query(text) : query([...pending, 'commit'].join('; ')).then(lastOf);
     }
+    // Inlining costs a pass over the text: only for a statement that may be held or that carries what was held.
+    const heldBack = isHeldBack(text);
+    if (!heldBack && held.length === 0) return query(text, values);
     const inlined = inlineParameters(text, parameters);
-    if (inlined !== undefined && isHeldBack(text)) {
+    if (inlined !== undefined && heldBack) {
       held.push(inlined);
       return Promise.resolve(NOT_SENT);
     }
