@@ -79,7 +79,7 @@ export function changeSignals(url: string): ChangeSignals {
       return `${generation}:${counts.get(topic) ?? 0}`;
     },
     async announce(db, topic) {
-      // Its answer is never read: inside a transaction it travels with the next statement (pipeline.ts).
+      // Its answer is never read: inside a transaction nothing waits for it (pipeline.ts).
       await sql`select pg_notify(${CHANNEL}, ${topic})`.execute(db);
       // Seen here at once; the other processes see it when the notice arrives, moments after the commit.
       bump(topic);

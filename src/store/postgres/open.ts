@@ -100,7 +100,9 @@ function nameStatements(client: pg.PoolClient): void {
 }
 
 export async function openPostgres(url: string, poolSize: number): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 });
+  // Pipeline mode: a client sends a statement without waiting for the answers before it (pipeline.ts decides
+  // when a transaction waits). `pipeline` is newer than pg's published types.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, pipeline: true } as pg.PoolConfig);
   // A client losing its connection must not crash the process: the query in flight fails (503), the pool
   // drops the client, and the next query connects afresh.
   pool.on('error', () => {});
@@ -117,7 +119,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
     writableCtes: true,
     // Advisory locks on 64-bit hashes of the keys: two keys sharing a hash only make one writer wait longer.
     // unnest yields the keys in order, so they are taken in the caller's (sorted) order. Their answer is not
-    // read, so pipeline.ts sends them with the next statement (it recognises exactly these two texts).
+    // read, so pipeline.ts does not wait for them (it recognises exactly these two texts).
     lock: async (trx, keys, mode) => {
       if (mode === 'shared') await sql`select pg_advisory_xact_lock_shared(hashtextextended(k, 0)) from unnest(${keys}::text[]) as k`.execute(trx);
       else await sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(${keys}::text[]) as k`.execute(trx);

@@ -14,8 +14,7 @@ export async function writeTogether(db: Kysely<Database>, oneStatement: boolean,
     for (const write of [parent, ...children]) await write(db).execute();
     return;
   }
-  // Every write but the last runs in a WITH clause though nothing reads it; the names only have to be unique,
-  // and hold no digits (pipeline.ts inlines parameters only into text whose quoted names are [a-z_]).
+  // Every write but the last runs in a WITH clause though nothing reads it; the names only have to be unique.
   let creator = db.with('parent_row', (c) => parent(c) as never) as unknown as QueryCreator<Database>;
   children.slice(0, -1).forEach((write, i) => (creator = creator.with(`child_${String.fromCharCode(97 + i)}`, (c) => write(c) as never) as unknown as QueryCreator<Database>));
   await children.at(-1)!(creator).execute();
