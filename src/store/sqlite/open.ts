@@ -1,32 +1,16 @@
-// SQLite: one better-sqlite3 connection in WAL mode. Write transactions begin IMMEDIATE so a second process
-// (the CLI next to a running server) waits for the lock instead of failing half-way through.
+// SQLite: one better-sqlite3 connection in WAL mode; write transactions are committed in groups
+// (group-commit.ts) and begin IMMEDIATE, so a second process (the CLI next to a running server) waits for the
+// lock instead of failing half-way through.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
+import { GroupCommitDialect } from './group-commit.ts';
 import { migrateToLatest } from '../migrations/index.ts';
 import { SQLITE_TYPES } from '../migrations/column-types.ts';
 import { SqlStore, type ChangeTopic, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
 import type { Store } from '../../domain/ports/store.ts';
-
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-class ImmediateSqliteDialect extends SqliteDialect {
-  private readonly database: SqliteDatabase;
-  constructor(database: BetterSqlite3.Database) {
-    const cached = withStatementCache(database);
-    super({ database: cached });
-    this.database = cached;
-  }
-  override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver({ database: this.database });
-  }
-}
 
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -35,19 +19,16 @@ const STATEMENT_CACHE_SIZE = 500;
  * ours. Reuse prepared statements by their SQL (the same text always compiles to the same plan). The set of
  * query shapes is small, so the oldest entry is the one dropped when the cache is full.
  */
-function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
+function statementCache(database: BetterSqlite3.Database): (source: string) => BetterSqlite3.Statement {
   const cache = new Map<string, BetterSqlite3.Statement>();
-  return {
-    prepare(source) {
-      let statement = cache.get(source);
-      if (!statement) {
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-        statement = database.prepare(source);
-        cache.set(source, statement);
-      }
-      return statement;
-    },
-    close: () => database.close(),
+  return (source) => {
+    let statement = cache.get(source);
+    if (!statement) {
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      statement = database.prepare(source);
+      cache.set(source, statement);
+    }
+    return statement;
   };
 }
 
@@ -61,7 +42,7 @@ export async function openSqlite(path: string): Promise<Store> {
   database.pragma('busy_timeout = 5000');
   // Without statistics SQLite may build throw-away indexes for correlated probes instead of using ours.
   database.pragma('automatic_index = off');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database) });
+  const db = new Kysely<Database>({ dialect: new GroupCommitDialect(database, statementCache(database)) });
   // data_version moves when another connection (the CLI, another process) commits; this connection's own
   // writes are counted here.
   const ownChanges = new Map<ChangeTopic, number>();
@@ -95,9 +76,11 @@ export async function openSqlite(path: string): Promise<Store> {
     // Kysely runs SQLite migrations outside a transaction and without a lock, so two processes opening the same
     // new file could both apply a step ("table already exists"). In one immediate transaction (SQLite's DDL is
     // transactional) the second process waits, then finds the steps applied.
+    // The steps run through a plain Kysely on the same handle (its close is left to `db`).
+    const migrator = new Kysely<Database>({ dialect: new SqliteDialect({ database: { prepare: (source) => database.prepare(source), close: () => {} } }) });
     database.exec('begin immediate');
     try {
-      await migrateToLatest(db, SQLITE_TYPES);
+      await migrateToLatest(migrator, SQLITE_TYPES);
       database.exec('commit');
     } finally {
       if (database.inTransaction) database.exec('rollback');
