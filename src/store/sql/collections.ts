@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Collection, CollectionKind } from '../../domain/collections.ts';
 import type { CollectionRepo } from '../../domain/ports/store.ts';
 import { bumpSchemaTag } from './schema-cache.ts';
+import type { Engine } from './sql-store.ts';
 import type { CollectionsTable, Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 import { mapPage } from '../../domain/pagination.ts';
@@ -31,18 +32,18 @@ const toRow = (c: Collection): CollectionsTable => ({
   updated_at: c.updatedAt,
 });
 
-export function collectionRepo(db: Kysely<Database>): CollectionRepo {
+export function collectionRepo(db: Kysely<Database>, engine: Pick<Engine, 'announce'>): CollectionRepo {
   const byOrg = (orgId: string) => db.selectFrom('collections as c').selectAll('c').where('c.org_id', '=', orgId);
 
   return {
     async insert(collection) {
       await db.insertInto('collections').values(toRow(collection)).execute();
-      await bumpSchemaTag(db, collection.orgId);
+      await bumpSchemaTag(db, engine, collection.orgId);
     },
     async update(collection) {
       const { id, org_id, ...rest } = toRow(collection);
       await db.updateTable('collections').set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
-      await bumpSchemaTag(db, org_id);
+      await bumpSchemaTag(db, engine, org_id);
     },
     async find(orgId, idOrRef) {
       const rows = await byOrg(orgId)

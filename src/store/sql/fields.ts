@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Cardinality, Field, FieldKind, FieldType } from '../../domain/fields.ts';
 import type { FieldRepo } from '../../domain/ports/store.ts';
 import { bumpSchemaTag } from './schema-cache.ts';
+import type { Engine } from './sql-store.ts';
 import type { Database, FieldsTable } from './schema.ts';
 
 const toField = (row: Selectable<FieldsTable>): Field => ({
@@ -44,24 +45,24 @@ const toRow = (f: Field): FieldsTable => ({
   updated_at: f.updatedAt,
 });
 
-export function fieldRepo(db: Kysely<Database>): FieldRepo {
+export function fieldRepo(db: Kysely<Database>, engine: Pick<Engine, 'announce'>): FieldRepo {
   const byOrg = (orgId: string) => db.selectFrom('fields').selectAll().where('org_id', '=', orgId);
 
   return {
     async insertMany(fields) {
       if (fields.length === 0) return;
       await db.insertInto('fields').values(fields.map(toRow)).execute();
-      for (const orgId of new Set(fields.map((f) => f.orgId))) await bumpSchemaTag(db, orgId);
+      for (const orgId of new Set(fields.map((f) => f.orgId))) await bumpSchemaTag(db, engine, orgId);
     },
     async update(field) {
       const { id, org_id, ...rest } = toRow(field);
       await db.updateTable('fields').set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
-      await bumpSchemaTag(db, org_id);
+      await bumpSchemaTag(db, engine, org_id);
     },
     async delete(orgId, ids) {
       if (ids.length === 0) return;
       await db.deleteFrom('fields').where('org_id', '=', orgId).where('id', 'in', ids).execute();
-      await bumpSchemaTag(db, orgId);
+      await bumpSchemaTag(db, engine, orgId);
     },
     async find(orgId, collectionId, idOrRef) {
       const rows = await byOrg(orgId)

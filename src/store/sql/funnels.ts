@@ -4,6 +4,7 @@ import type { Funnel } from '../../domain/funnels.ts';
 import { mapPage } from '../../domain/pagination.ts';
 import type { FunnelRepo } from '../../domain/ports/store.ts';
 import { bumpSchemaTag } from './schema-cache.ts';
+import type { Engine } from './sql-store.ts';
 import type { Database, FunnelsTable } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 
@@ -25,21 +26,21 @@ const toRow = (f: Funnel): FunnelsTable => ({
   updated_at: f.updatedAt,
 });
 
-export function funnelRepo(db: Kysely<Database>): FunnelRepo {
+export function funnelRepo(db: Kysely<Database>, engine: Pick<Engine, 'announce'>): FunnelRepo {
   const byOrg = (orgId: string) => db.selectFrom('funnels as f').selectAll('f').where('f.org_id', '=', orgId);
   return {
     async insert(funnel) {
       await db.insertInto('funnels').values(toRow(funnel)).execute();
-      await bumpSchemaTag(db, funnel.orgId);
+      await bumpSchemaTag(db, engine, funnel.orgId);
     },
     async update(funnel) {
       const { id, org_id, ...rest } = toRow(funnel);
       await db.updateTable('funnels').set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
-      await bumpSchemaTag(db, org_id);
+      await bumpSchemaTag(db, engine, org_id);
     },
     async delete(orgId, id) {
       await db.deleteFrom('funnels').where('org_id', '=', orgId).where('id', '=', id).execute();
-      await bumpSchemaTag(db, orgId);
+      await bumpSchemaTag(db, engine, orgId);
     },
     async find(orgId, id) {
       const row = await byOrg(orgId).where('f.id', '=', id).executeTakeFirst();

@@ -183,6 +183,6 @@ export function orgStateRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' |
       }
       return keys;
     },
-    touchSchema: (orgId) => bumpSchemaTag(db, orgId),
+    touchSchema: (orgId) => bumpSchemaTag(db, engine, orgId),
   };
 }

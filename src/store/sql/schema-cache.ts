@@ -1,16 +1,20 @@
 // A cache of collection schemas (collection, fields, funnels), valid across processes: every change to a
 // collection, field or funnel gives the organization a fresh schema tag, and an entry is used only while the
 // tag it was loaded under is current. Tags are never reused, so entries loaded inside a transaction that later
-// rolled back can never match again.
+// rolled back can never match again. Where the engine's change tokens are exact (SQLite), the tag itself is
+// remembered outside transactions until the `schemas` token moves, so a read costs no query for it.
 import type { Kysely } from 'kysely';
+import { changeCache, type ChangeCache } from '../../domain/change-cache.ts';
 import { newId } from '../../domain/ids.ts';
 import type { SchemaParts } from '../../domain/ports/store.ts';
 import type { Database } from './schema.ts';
+import type { Engine } from './sql-store.ts';
 
 const MAX_ENTRIES = 1000;
 
-export async function bumpSchemaTag(db: Kysely<Database>, orgId: string): Promise<void> {
+export async function bumpSchemaTag(db: Kysely<Database>, engine: Pick<Engine, 'announce'>, orgId: string): Promise<void> {
   await db.updateTable('organizations').set({ schema_tag: newId() }).where('id', '=', orgId).execute();
+  await engine.announce(db, 'schemas');
 }
 
 export async function readSchemaTag(db: Kysely<Database>, orgId: string): Promise<string | undefined> {
@@ -20,15 +24,33 @@ export async function readSchemaTag(db: Kysely<Database>, orgId: string): Promis
 
 export class SchemaCache {
   private readonly entries = new Map<string, { tag: string; parts: SchemaParts }>();
+  /** Current tags by organization, while the `schemas` token stays the same (exact tokens only). */
+  private readonly tags: ChangeCache<string, string | undefined> | undefined;
 
+  constructor(engine?: Pick<Engine, 'exactChangeTokens' | 'changeToken'>) {
+    if (engine?.exactChangeTokens) this.tags = changeCache(() => engine.changeToken('schemas'), MAX_ENTRIES);
+  }
+
+  /**
+   * The organization's current tag. A tag read inside a transaction is not remembered (the transaction may
+   * roll its change back); one remembered is still used there, as any schema change since — even one made
+   * earlier in the same transaction — has moved the token.
+   */
+  tag(db: Kysely<Database>, orgId: string, inTransaction: boolean): Promise<string | undefined> {
+    const read = () => readSchemaTag(db, orgId);
+    return this.tags ? this.tags.get(orgId, read, () => !inTransaction) : read();
+  }
+
+  /** `knownTag`: the tag read under the schema lock in this transaction. */
   async get(
     db: Kysely<Database>,
     orgId: string,
     collectionKey: string,
     knownTag: string | undefined,
+    inTransaction: boolean,
     load: () => Promise<SchemaParts | undefined>,
   ): Promise<SchemaParts | undefined> {
-    const tag = knownTag ?? (await readSchemaTag(db, orgId));
+    const tag = knownTag ?? (await this.tag(db, orgId, inTransaction));
     if (tag === undefined) return undefined;
     const key = `${orgId}/${collectionKey}`;
     const hit = this.entries.get(key);

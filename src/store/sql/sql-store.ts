@@ -3,7 +3,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { LockMode, SchemaParts, Store } from '../../domain/ports/store.ts';
-import { readSchemaTag, SchemaCache } from './schema-cache.ts';
+import { SchemaCache } from './schema-cache.ts';
 import type { Database } from './schema.ts';
 import { organizationRepo } from './organizations.ts';
 import { apiKeyRepo } from './api-keys.ts';
@@ -40,6 +40,13 @@ export interface Engine {
   /** Whether INSERT may run inside WITH, so a row and its dependants are written in one statement. */
   readonly writableCtes: boolean;
   /**
+   * Whether `changeToken` has moved before any reader can see the change (SQLite counts its own writes as
+   * they happen and other connections' through `data_version`). PostgreSQL's tokens move when the notice
+   * arrives, moments after the commit: enough for keys and clocks, not for the schema a read is checked
+   * against.
+   */
+  readonly exactChangeTokens: boolean;
+  /**
    * Takes transaction-scoped locks on these keys (sorted, distinct), in this order, waiting for other
    * transactions' conflicting locks, in every process sharing the database. An engine whose write
    * transactions already exclude each other (SQLite) needs to do nothing.
@@ -70,7 +77,7 @@ export interface Engine {
  * What processes tell each other has changed, so that what they cached about it is dropped — or, for the
  * webhook outbox, that there is new work to pick up.
  */
-export const CHANGE_TOPICS = ['api_keys', 'clocks', 'webhook_endpoints', 'webhook_deliveries'] as const;
+export const CHANGE_TOPICS = ['api_keys', 'clocks', 'schemas', 'webhook_endpoints', 'webhook_deliveries'] as const;
 export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 
 /**
@@ -146,7 +153,7 @@ export class SqlStore implements Store {
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
     private readonly inTransaction = false,
-    private readonly schemaCache = new SchemaCache(),
+    private readonly schemaCache = new SchemaCache(engine),
     private readonly subscriptions: SubscriptionCache = subscriptionCache(engine),
     private readonly outbox = new OutboxSignal(engine),
   ) {
@@ -156,9 +163,9 @@ export class SqlStore implements Store {
     };
     this.organizations = organizationRepo(db);
     this.apiKeys = apiKeyRepo(db, engine);
-    this.collections = collectionRepo(db);
-    this.fields = fieldRepo(db);
-    this.funnels = funnelRepo(db);
+    this.collections = collectionRepo(db, engine);
+    this.fields = fieldRepo(db, engine);
+    this.funnels = funnelRepo(db, engine);
     this.items = itemRepo(db, engine);
     this.activities = activityRepo(db, engine, outboxWritten);
     this.tagsets = recordRepo(db, 'tagsets', tagsetMapping);
@@ -228,15 +235,16 @@ export class SqlStore implements Store {
     // The organization's id is the key; no other lock key is a bare id.
     if (mode === 'exclusive') return this.engine.lock(this.db, [orgId], mode);
     // The tag is read after the lock is held, by a statement of its own: its snapshot then includes any schema
-    // change that held the lock exclusively. (On PostgreSQL both travel in one round trip: postgres/pipeline.ts.)
+    // change that held the lock exclusively. (On PostgreSQL both travel in one round trip: postgres/pipeline.ts;
+    // on SQLite, whose writers exclude each other, a tag remembered under an unmoved token serves.)
     await this.engine.lock(this.db, [orgId], 'shared');
-    const tag = await readSchemaTag(this.db, orgId);
+    const tag = await this.schemaCache.tag(this.db, orgId, true);
     if (tag !== undefined) this.heldSchemaTags.set(orgId, tag);
   }
 
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined> {
     // Under a shared schema lock the tag cannot change before the transaction ends: no need to read it again.
-    return this.schemaCache.get(this.db, orgId, collectionKey, this.heldSchemaTags.get(orgId), async () => {
+    return this.schemaCache.get(this.db, orgId, collectionKey, this.heldSchemaTags.get(orgId), this.inTransaction, async () => {
       const collection = await this.collections.find(orgId, collectionKey);
       if (!collection) return undefined;
       const fields = await this.fields.listByCollection(orgId, collection.id);

@@ -54,6 +54,7 @@ export async function openSqlite(path: string): Promise<Store> {
     name: 'sqlite',
     rowLocks: false,
     writableCtes: false,
+    exactChangeTokens: true,
     lock: async () => {},
     classify: (error) => {
       const code = (error as { code?: unknown })?.code;
