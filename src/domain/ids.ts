@@ -6,27 +6,71 @@ import { currentTimeContext, systemClock } from './clock.ts';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const WIDTH = 22;
-const RANDOM_BITS = 80n;
-const RANDOM_MASK = (1n << RANDOM_BITS) - 1n;
 const ID_PATTERN = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
 
 /**
  * The last id made, per controlled organization clock ('' for the system clock): a frozen or rewound clock
  * keeps its own sequence, so its ids carry its time and still grow in creation order.
  */
-const sequences = new Map<string, { ms: number; random: bigint }>();
+const sequences = new Map<string, { ms: number; random: number[] }>();
 const MAX_SEQUENCES = 10_000;
 
 // Random bytes are drawn 2,560 at a time: one call into the CSPRNG per 256 ids instead of one per id.
 const RANDOM_POOL = Buffer.alloc(10 * 256);
 let poolOffset = RANDOM_POOL.length;
 
-function freshRandom(): bigint {
+/** 80 random bits as five 16-bit limbs, most significant first. */
+function freshRandom(): number[] {
   if (poolOffset === RANDOM_POOL.length) {
     randomFillSync(RANDOM_POOL);
     poolOffset = 0;
   }
-  return BigInt('0x' + RANDOM_POOL.toString('hex', poolOffset, (poolOffset += 10)));
+  const limbs = [0, 0, 0, 0, 0];
+  for (let i = 0; i < 5; i++) limbs[i] = RANDOM_POOL.readUInt16BE(poolOffset + 2 * i);
+  poolOffset += 10;
+  return limbs;
+}
+
+/** `limbs` + 1, or undefined when that overflows 80 bits. */
+function increment(limbs: readonly number[]): number[] | undefined {
+  const next = [...limbs];
+  for (let i = next.length - 1; i >= 0; i--) {
+    if (next[i]! < 0xffff) {
+      next[i]!++;
+      return next;
+    }
+    next[i] = 0;
+  }
+  return undefined;
+}
+
+// Scratch space for encodeId: the value as eight 16-bit limbs, and its digits.
+const LIMBS = new Int32Array(8);
+const DIGITS = Buffer.alloc(WIDTH);
+const ALPHABET_CODES = Buffer.from(ALPHABET, 'latin1');
+
+/**
+ * `ms` << 80 | `random` in base58, by long division of 16-bit limbs by 58 in 32-bit integers: several times
+ * cheaper than BigInt arithmetic or doubles, and every request makes several ids.
+ */
+function encodeId(ms: number, random: readonly number[]): string {
+  const high = Math.floor(ms / 2 ** 32);
+  const low = ms - high * 2 ** 32;
+  LIMBS[0] = high;
+  LIMBS[1] = low >>> 16;
+  LIMBS[2] = low & 0xffff;
+  for (let i = 0; i < 5; i++) LIMBS[3 + i] = random[i]!;
+  for (let d = WIDTH - 1; d >= 0; d--) {
+    let remainder = 0;
+    for (let i = 0; i < 8; i++) {
+      const current = (remainder << 16) | LIMBS[i]!;
+      const quotient = (current / 58) | 0;
+      LIMBS[i] = quotient;
+      remainder = current - quotient * 58;
+    }
+    DIGITS[d] = ALPHABET_CODES[remainder]!;
+  }
+  return DIGITS.toString('latin1');
 }
 
 export function encodeBase58(value: bigint, width: number): string {
@@ -49,14 +93,15 @@ export function newId(now: number = systemClock().getTime()): string {
   let last = sequences.get(sequenceKey);
   if (!last) {
     if (sequences.size >= MAX_SEQUENCES) for (const key of sequences.keys()) if (key !== '') sequences.delete(key);
-    sequences.set(sequenceKey, (last = { ms: 0, random: 0n }));
+    sequences.set(sequenceKey, (last = { ms: 0, random: [] }));
   }
   let ms = now;
-  let random: bigint;
+  let random: number[];
   if (ms <= last.ms) {
     ms = last.ms;
-    random = last.random + 1n;
-    if (random > RANDOM_MASK) {
+    const next = increment(last.random);
+    if (next) random = next;
+    else {
       ms += 1;
       random = freshRandom();
     }
@@ -65,7 +110,7 @@ export function newId(now: number = systemClock().getTime()): string {
   }
   last.ms = ms;
   last.random = random;
-  return encodeBase58((BigInt(ms) << RANDOM_BITS) | random, WIDTH);
+  return encodeId(ms, random);
 }
 
 export function isId(value: string): boolean {

@@ -52,6 +52,20 @@ describe('ids', () => {
     );
   });
 
+  it('within one millisecond count up by one, carrying across every 16-bit limb of the random part', () => {
+    // Beyond every millisecond used so far; more ids than one limb holds, so the lowest limb wraps at least once.
+    const ms = Date.now() + 3_600_000;
+    let previous = decodeBase58(newId(ms));
+    for (let i = 0; i < 70_000; i++) {
+      const id = newId(ms);
+      const value = decodeBase58(id);
+      if (value >> 80n !== BigInt(ms)) break; // the 80 random bits overflowed into the next millisecond
+      assert.equal(value, previous + 1n, id);
+      assert.equal(encodeBase58(value, 22), id, 'the same digits as the reference encoding');
+      previous = value;
+    }
+  });
+
   it('isId rejects anything but 22 base58 characters', () => {
     const good = newId();
     for (const bad of ['', good.slice(1), `${good}1`, `0${good.slice(1)}`, `O${good.slice(1)}`, `I${good.slice(1)}`, `l${good.slice(1)}`, `${good.slice(1)}_`, ` ${good.slice(1)}`]) {
