@@ -75,6 +75,34 @@ describe('statements not waited for in a transaction (postgres)', { skip: url ? 
     assert.equal(roundTrips(), 2);
   });
 
+  it('writes the statements of one round trip to the socket in one write', async () => {
+    const socket = (client as unknown as { connection: { stream: { _write: Function; _writev: Function } } }).connection.stream;
+    const { _write, _writev } = socket;
+    let writes = 0;
+    socket._write = function (this: unknown, ...args: unknown[]) {
+      writes++;
+      return _write.apply(this, args);
+    };
+    socket._writev = function (this: unknown, ...args: unknown[]) {
+      writes++;
+      return _writev.apply(this, args);
+    };
+    try {
+      await client.query('begin');
+      await client.query('insert into t (id, note) values ($1, $2)', [7, 'seven']);
+      await client.query('select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest($1::text[]) as k', [['key c']]);
+      const seen = (await client.query('select count(*)::int as n from t where id = $1', [7])) as pg.QueryResult;
+      assert.equal(seen.rows[0].n, 1);
+      assert.equal(writes, 1, 'begin, insert, lock and select in one write');
+      await client.query('insert into t (id, note) values ($1, $2)', [8, 'eight']);
+      await client.query('commit');
+      assert.equal(writes, 2, 'the insert and commit in one more');
+    } finally {
+      socket._write = _write;
+      socket._writev = _writev;
+    }
+  });
+
   it('answers unread inserts with the next statement waited for, and with COMMIT', async () => {
     sent.length = 0;
     await client.query('begin');
