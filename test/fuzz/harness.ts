@@ -222,15 +222,19 @@ async function postgresFingerprinter(url: string): Promise<Fingerprinter> {
   const known = new Map<string, { count: number; version: string; hash: string }>();
   return {
     async tables() {
-      // One snapshot for both queries, so the versions and the hashes are of the same moment.
-      await client.query('begin isolation level repeatable read read only');
-      try {
-        const current = (await client.query<{ t: string; n: number; v: string }>(versions)).rows;
-        const stale = current.filter((row) => known.get(row.t)?.count !== row.n || known.get(row.t)?.version !== row.v);
-        const fresh = stale.length > 0 ? new Map((await client.query<{ t: string; h: string }>(hashes(stale.map((row) => row.t)))).rows.map((row) => [row.t, row.h])) : new Map<string, string>();
-        for (const row of stale) known.set(row.t, { count: row.n, version: row.v, hash: fresh.get(row.t)! });
-      } finally {
-        await client.query('commit');
+      type Version = { t: string; n: number; v: string };
+      const isStale = (row: Version) => known.get(row.t)?.count !== row.n || known.get(row.t)?.version !== row.v;
+      // Mostly nothing moved: one statement answers that. Otherwise the versions are read again with the hashes,
+      // in one snapshot, so both are of the same moment.
+      if ((await client.query<Version>(versions)).rows.some(isStale)) {
+        await client.query('begin isolation level repeatable read read only');
+        try {
+          const stale = (await client.query<Version>(versions)).rows.filter(isStale);
+          const fresh = stale.length > 0 ? new Map((await client.query<{ t: string; h: string }>(hashes(stale.map((row) => row.t)))).rows.map((row) => [row.t, row.h])) : new Map<string, string>();
+          for (const row of stale) known.set(row.t, { count: row.n, version: row.v, hash: fresh.get(row.t)! });
+        } finally {
+          await client.query('commit');
+        }
       }
       return new Map(names.map((name) => [name, { count: known.get(name)!.count, hash: known.get(name)!.hash }]));
     },
