@@ -15,6 +15,7 @@ import { createSandbox, deleteSandbox, listSandboxes } from './domain/sandboxes.
 import { deleteSnapshot, listSnapshots, resetOrganization, restoreSnapshot, saveSnapshot } from './domain/snapshots.ts';
 import { readFile, stat } from 'node:fs/promises';
 import { createReadStream, createWriteStream } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { exportItems, type BulkFormat } from './bulk/export.ts';
 import { importItems } from './bulk/import.ts';
 import { progressBar } from './bulk/progress.ts';
@@ -248,16 +249,20 @@ export async function seedDemoData(
 }
 
 /** `tycho export`: items to FILE (or standard output), with a progress counter on standard error. */
-export async function exportCommand(store: Store, options: { org?: string; collections: string[]; format: BulkFormat; output?: string }): Promise<string[]> {
+export async function exportCommand(
+  store: Store,
+  options: { org?: string; collections: string[]; format: BulkFormat; output?: string },
+  streams: { stdout: Writable; stderr: Writable },
+): Promise<string[]> {
   const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'see: tycho orgs list');
-  const out = options.output ? createWriteStream(options.output) : process.stdout;
-  const progress = progressBar('exported', 'items');
+  const out = options.output ? createWriteStream(options.output) : streams.stdout;
+  const progress = progressBar(streams.stderr, 'exported', 'items');
   try {
     const count = await exportItems(store, { orgId: organization.id, collections: options.collections, format: options.format, out, progress: progress.update });
     return [`Exported ${count} items of organization "${organization.name}" as ${options.format.toUpperCase()}${options.output ? ` to ${options.output}` : ''}.`];
   } finally {
     progress.stop();
-    if (out !== process.stdout) await new Promise<void>((resolve) => out.end(() => resolve()));
+    if (out !== streams.stdout) await new Promise<void>((resolve) => out.end(() => resolve()));
   }
 }
 
@@ -268,6 +273,7 @@ export async function exportCommand(store: Store, options: { org?: string; colle
 export async function importCommand(
   store: Store,
   options: { org?: string; file: string; collection?: string; format?: BulkFormat; identifier?: string; batchSize: number },
+  stderr: Writable,
 ): Promise<{ lines: string[]; code: number }> {
   const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'or create it with: tycho keys create --org NAME --create-org');
   const format = options.format ?? (options.file.toLowerCase().endsWith('.csv') ? 'csv' : 'ndjson');
@@ -279,7 +285,7 @@ export async function importCommand(
   }
   const input = createReadStream(options.file);
   const lines: string[] = [];
-  const progress = progressBar('imported', 'bytes', size);
+  const progress = progressBar(stderr, 'imported', 'bytes', size);
   try {
     const result = await importItems(store, {
       orgId: organization.id,

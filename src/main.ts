@@ -1,5 +1,6 @@
-// Process entry: parses the command line, loads the configuration, runs the server or a CLI command, and
-// owns exit codes and signals.
+// The `tycho` command: parses the command line, loads the configuration, runs the server or a CLI command, and
+// owns exit codes and signals. `main` takes the arguments, environment and output streams and returns the exit
+// code (bin/tycho.mjs hands it the process's), so tests can run a command without starting a process.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
@@ -11,6 +12,7 @@ import { blobsSweep, exportCommand, importCommand, inboxesCreate, keysCreate, ke
 import { reset, seedDemoData, sandboxesCreate, sandboxesDelete, sandboxesList, snapshotsDelete, snapshotsList, snapshotsRestore, snapshotsSave } from './cli.ts';
 import { sendDue } from './domain/program-messages.ts';
 import { realClock, systemClock, timestamp } from './domain/clock.ts';
+import type { Writable } from 'node:stream';
 import { SingleBar, Presets } from 'cli-progress';
 import { controlledClocks, sweepDueWork } from './domain/org-clock.ts';
 import { SWEPT_WORK } from './domain/due-work.ts';
@@ -22,6 +24,15 @@ import { startDeliveryWorker, type DeliveryWorker } from './webhook-worker.ts';
 
 class UsageError extends Error {}
 
+/** Where a command reads its environment and writes its output: the process's own (bin/tycho.mjs), or a test's. */
+export interface Io {
+  env: Readonly<Record<string, string | undefined>>;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+const println = (stream: Writable, text: string) => void stream.write(`${text}\n`);
+
 /** How often `serve` runs the due work no loop of its own sends (SWEPT_WORK in domain/due-work.ts: `activity/meeting_held`) for every organization. */
 const DUE_WORK_SWEEP_MS = 60_000;
 
@@ -32,7 +43,7 @@ const PROGRAM_SEND_BATCH = 500;
 /** The server could not listen where PORT and HOST say; the message says what to change. */
 class ListenError extends Error {}
 
-type Command = (config: Config) => Promise<number>;
+type Command = (config: Config, io: Io) => Promise<number>;
 type Values = Record<string, string | boolean | undefined>;
 
 interface CommandSpec {
@@ -249,9 +260,9 @@ const COMMANDS: Record<string, CommandSpec> = {
       if (values.demo !== true) throw new UsageError('seed needs --demo (the only kind of data it makes)');
       const size = wholeNumber(values.size, '--size', DEFAULT_DEMO_SIZE, 1, MAX_DEMO_SIZE);
       const seed = wholeNumber(values.seed, '--seed', 1, 0, 2 ** 31 - 1);
-      return withStore(async (store) => {
+      return withStore(async (store, io) => {
         // The bar goes to stderr, so the summary on stdout stays one clean line.
-        const bar = new SingleBar({ format: 'seeding [{bar}] {value}/{total} records', stream: process.stderr, noTTYOutput: false, hideCursor: true }, Presets.shades_classic);
+        const bar = new SingleBar({ format: 'seeding [{bar}] {value}/{total} records', stream: io.stderr, noTTYOutput: false, hideCursor: true }, Presets.shades_classic);
         bar.start(1, 0);
         try {
           return await seedDemoData(store, { size, seed, ...stringOptions(values, ['org']), progress: (done, total) => {
@@ -292,7 +303,7 @@ const COMMANDS: Record<string, CommandSpec> = {
         ...(typeof values.org === 'string' ? { org: values.org } : {}),
         ...(typeof values.output === 'string' ? { output: values.output } : {}),
       };
-      return withStore((store) => exportCommand(store, options), console.error);
+      return withStore((store, io) => exportCommand(store, options, io), 'stderr');
     },
   },
   import: {
@@ -319,7 +330,7 @@ const COMMANDS: Record<string, CommandSpec> = {
         ...(typeof values.collection === 'string' ? { collection: values.collection } : {}),
         ...(typeof values.identifier === 'string' ? { identifier: values.identifier } : {}),
       };
-      return withStore((store) => importCommand(store, options), console.error);
+      return withStore((store, io) => importCommand(store, options, io.stderr), 'stderr');
     },
   },
 };
@@ -421,19 +432,19 @@ ${wrap(list(spec.env), '  ')}`;
 
 type CommandOutput = string[] | { lines: string[]; code: number };
 
-/** Runs a command on the store and prints its lines (with `print`); a command may also choose its exit code. */
-function withStore(run: (store: Store) => Promise<CommandOutput>, print: (line: string) => void = console.log): Command {
-  return withRuntime((store) => run(store), print);
+/** Runs a command on the store and prints its lines (on `print`); a command may also choose its exit code. */
+function withStore(run: (store: Store, io: Io) => Promise<CommandOutput>, print: 'stdout' | 'stderr' = 'stdout'): Command {
+  return withRuntime((store, _blobs, io) => run(store, io), print);
 }
 
 /** Commands that also touch file contents get the blob store. */
-function withRuntime(run: (store: Store, blobs: BlobStore) => Promise<CommandOutput>, print: (line: string) => void = console.log): Command {
-  return async (config) => {
+function withRuntime(run: (store: Store, blobs: BlobStore, io: Io) => Promise<CommandOutput>, print: 'stdout' | 'stderr' = 'stdout'): Command {
+  return async (config, io) => {
     const runtime = await openRuntime(config);
     try {
-      const result = await run(runtime.store, runtime.blobs);
+      const result = await run(runtime.store, runtime.blobs, io);
       const { lines, code } = Array.isArray(result) ? { lines: result, code: 0 } : result;
-      for (const line of lines) print(line);
+      for (const line of lines) println(io[print], line);
       return code;
     } finally {
       await runtime.close();
@@ -482,7 +493,7 @@ function commandFor(argv: string[]): Parsed {
   }
 }
 
-async function serve(config: Config): Promise<number> {
+async function serve(config: Config, io: Io): Promise<number> {
   const runtime = await openRuntime(config, { firstKey: true });
   let jwt: JwtVerifier | undefined;
   try {
@@ -492,7 +503,7 @@ async function serve(config: Config): Promise<number> {
     throw new ConfigError(config.jwt.jwksFile ? 'JWT_JWKS_FILE' : 'JWT_PUBLIC_KEY_FILE', `cannot be used: ${(error as Error).message}`);
   }
   const counter = config.redisUrl
-    ? await redisCounter(config.redisUrl, (error) => console.error(`tycho: rate-limit counters in Redis unavailable: ${(error as Error).message}`))
+    ? await redisCounter(config.redisUrl, (error) => println(io.stderr, `tycho: rate-limit counters in Redis unavailable: ${(error as Error).message}`))
     : memoryCounter();
   // Program messages: sent over SMTP with SMTP_URL, to the local outbox without it (docs/behaviour.md).
   // The mail library loads only when there is a mail server to talk to.
@@ -569,12 +580,12 @@ async function serve(config: Config): Promise<number> {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  console.log(`Tycho is listening on http://${host}:${port} (API base http://${host}:${port}/v0, database ${config.databaseUrl})`);
+  println(io.stdout, `Tycho is listening on http://${host}:${port} (API base http://${host}:${port}/v0, database ${config.databaseUrl})`);
   const blobsWarning = blobWarning(config);
-  if (blobsWarning) console.error(`tycho: ${blobsWarning}`);
+  if (blobsWarning) println(io.stderr, `tycho: ${blobsWarning}`);
   if (runtime.firstKey) {
-    console.log(`New database: created an API key for the default organization. It is shown only once:\n${runtime.firstKey}`);
-    console.log('It is empty. For realistic demo data (companies, people, deals, tasks, notes, an inbox), run while it serves: npx tycho seed --demo');
+    println(io.stdout, `New database: created an API key for the default organization. It is shown only once:\n${runtime.firstKey}`);
+    println(io.stdout, 'It is empty. For realistic demo data (companies, people, deals, tasks, notes, an inbox), run while it serves: npx tycho seed --demo');
   }
   return done;
 }
@@ -596,40 +607,39 @@ function listenError(error: NodeJS.ErrnoException, config: Config): ListenError 
   return undefined;
 }
 
-async function main(argv: string[]): Promise<number> {
+/** Runs `tycho <argv>` and resolves with its exit code; bin/tycho.mjs sets the process's from it. */
+export async function main(argv: string[], io: Io): Promise<number> {
   let parsed: Parsed;
   try {
     parsed = commandFor(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     const name = typeof error.cause === 'string' ? error.cause : undefined;
-    console.error(`tycho: ${error.message}\n\n${name ? commandUsage(name) : generalUsage()}`);
+    println(io.stderr, `tycho: ${error.message}\n\n${name ? commandUsage(name) : generalUsage()}`);
     return 2;
   }
   if (parsed.kind === 'print') {
-    console.log(parsed.text);
+    println(io.stdout, parsed.text);
     return 0;
   }
   let config: Config;
   try {
     // A command sees only the variables it reads, so an unrelated bad value (PORT for keys list) is no error.
-    const env = Object.fromEntries(COMMANDS[parsed.name]!.env.map((name) => [name, process.env[name]]));
+    const env = Object.fromEntries(COMMANDS[parsed.name]!.env.map((name) => [name, io.env[name]]));
     config = loadConfig(env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    console.error(`tycho: configuration error: ${error.message}`);
+    println(io.stderr, `tycho: configuration error: ${error.message}`);
     return 1;
   }
   try {
-    return await parsed.command(config);
+    return await parsed.command(config, io);
   } catch (error) {
-    if (error instanceof AppError) console.error(`tycho: ${error.detail ?? error.code}`);
-    else if (error instanceof ConfigError) console.error(`tycho: configuration error: ${error.message}`);
-    else if (error instanceof DatabaseOpenError) console.error(`tycho: cannot open the database at DATABASE_URL (${config.databaseUrl}): ${error.message}`);
-    else if (error instanceof ListenError) console.error(`tycho: ${error.message}`);
+    if (error instanceof AppError) println(io.stderr, `tycho: ${error.detail ?? error.code}`);
+    else if (error instanceof ConfigError) println(io.stderr, `tycho: configuration error: ${error.message}`);
+    else if (error instanceof DatabaseOpenError) println(io.stderr, `tycho: cannot open the database at DATABASE_URL (${config.databaseUrl}): ${error.message}`);
+    else if (error instanceof ListenError) println(io.stderr, `tycho: ${error.message}`);
     else throw error;
     return 1;
   }
 }
-
-process.exitCode = await main(process.argv.slice(2));

@@ -39,19 +39,46 @@ function finiteCoercion(validate: ValidateFunction, schema: ObjectSchema): Valid
   return check;
 }
 
+// Compiling validators is most of the cost of building an app, and the route schemas are module constants:
+// apps built in one process (the test suites build hundreds) compile each schema once. `addUsedSchema: false`
+// keeps Ajv from registering schemas by `$id`, so an equal schema under another object compiles too.
+const bodyAjv = makeAjv({ coerceTypes: false, addUsedSchema: false });
+const textAjv = makeAjv({ coerceTypes: 'array', addUsedSchema: false });
+const validators = { body: new WeakMap<object, ValidateFunction>(), text: new WeakMap<object, ValidateFunction>() };
+
 export function schemaCompilers(): FastifySchemaCompiler<any> {
-  const body = makeAjv({ coerceTypes: false });
-  const text = makeAjv({ coerceTypes: 'array' });
   return ({ schema, httpPart }) => {
-    const checked = withoutDocOnly(schema) as object;
-    return httpPart === 'body' ? body.compile(checked) : finiteCoercion(text.compile(checked), checked as ObjectSchema);
+    const kind = httpPart === 'body' ? 'body' : 'text';
+    let validate = validators[kind].get(schema);
+    if (!validate) {
+      const checked = withoutDocOnly(schema) as object;
+      validate = kind === 'body' ? bodyAjv.compile(checked) : finiteCoercion(textAjv.compile(checked), checked as ObjectSchema);
+      validators[kind].set(schema, validate);
+    }
+    return validate;
   };
 }
 
 type SchemaController = NonNullable<FastifyServerOptions['schemaController']>;
 
+type Serializer = ReturnType<ReturnType<ReturnType<typeof SerializerSelector>>>;
+
+/** Compiled serialisers by the shared schemas they were compiled with, then by response schema (as validators above). */
+const serializers = new Map<string, WeakMap<object, Serializer>>();
+
 /** Fastify's own response serialisers (fast-json-stringify), compiled from schemas without their doc-only parts. */
 export const serializerFactory: NonNullable<NonNullable<SchemaController['compilersFactory']>['buildSerializer']> = (external, options) => {
-  const compile = SerializerSelector()(withoutDocOnly(external), options);
-  return (route) => compile({ ...route, schema: withoutDocOnly(route.schema) });
+  const shared = withoutDocOnly(external);
+  const key = JSON.stringify([shared, options ?? null]);
+  const compiled = serializers.get(key) ?? serializers.set(key, new WeakMap()).get(key)!;
+  const compile = SerializerSelector()(shared, options);
+  return (route) => {
+    const schema = route.schema as object;
+    let serialize = compiled.get(schema);
+    if (!serialize) {
+      serialize = compile({ ...route, schema: withoutDocOnly(schema) });
+      compiled.set(schema, serialize);
+    }
+    return serialize;
+  };
 };

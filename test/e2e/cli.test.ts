@@ -1,4 +1,7 @@
-// The `tycho` command as an operator uses it: real processes, a real SQLite file, a real socket.
+// The `tycho` command as an operator uses it, on a real SQLite file and a real socket. Commands run through
+// the same `main` bin/tycho.mjs calls, in this process (test/helpers/tycho-cli.ts); real processes where the
+// process is the point: serve (its output, signals, exit codes), a command next to a running server, and
+// bin/tycho.mjs's own exit code.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -7,6 +10,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tycho } from '../helpers/tycho-cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin/tycho.mjs');
@@ -37,7 +41,7 @@ interface Result {
   stderr: string;
 }
 
-/** Runs a CLI command to completion. */
+/** Runs a CLI command to completion as its own process. */
 function run(args: string[], env: Record<string, string>): Promise<Result> {
   const child = start(args, env);
   let stdout = '';
@@ -143,7 +147,7 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
     ];
     for (const [label, args, usage] of wrong) {
       it(`exits 2 with the usage on stderr for ${label}`, async () => {
-        const result = await run(args, env());
+        const result = await tycho(args, env());
         assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
         assert.match(result.stderr, usage);
         assert.equal(result.stdout, '');
@@ -152,13 +156,13 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
 
     it('--version prints the version of package.json (was: an unknown command)', async () => {
       const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-      const result = await run(['--version'], env());
+      const result = await tycho(['--version'], env());
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout.trim(), `tycho ${version}`);
     });
 
     it('--help lists every command with its options, and the environment', async () => {
-      const result = await run(['--help'], env());
+      const result = await tycho(['--help'], env());
       assert.equal(result.code, 0, result.stderr);
       for (const command of ['serve', 'keys create [--org NAME [--create-org]] [--read-only | --admin] [--name LABEL]', 'keys list [--org NAME]', 'keys revoke PREFIX', 'orgs list', 'inboxes create --name NAME --email ADDRESS [--org NAME]']) {
         assert.ok(result.stdout.includes(`  ${command}`), `${command} missing from:\n${result.stdout}`);
@@ -180,7 +184,7 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
     for (const [command, options, variables] of commands) {
       it(`tycho ${command.join(' ')} --help prints its options and environment and exits 0 (was: the general usage or an error)`, async () => {
         for (const help of [[...command, '--help'], [...command, '-h'], ['help', ...command]]) {
-          const result = await run(help, env());
+          const result = await tycho(help, env());
           assert.equal(result.code, 0, `${help.join(' ')}: ${result.stderr}`);
           assert.ok(result.stdout.startsWith(`Usage: tycho ${command.join(' ')}`), result.stdout);
           for (const option of [...options, '-h, --help']) assert.ok(result.stdout.includes(`  ${option}`), `${option} missing from:\n${result.stdout}`);
@@ -196,7 +200,7 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
       await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
       const { port } = blocker.address() as net.AddressInfo;
       try {
-        const result = await run(['serve'], { ...env(), PORT: String(port) });
+        const result = await tycho(['serve'], { ...env(), PORT: String(port) });
         assert.equal(result.code, 1, result.stderr);
         assert.deepEqual(lines(result.stderr), [`tycho: port ${port} on 127.0.0.1 is already in use; set PORT to another port (0 picks a free one)`]);
         assert.doesNotMatch(result.stdout, LISTENING);
@@ -206,12 +210,13 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
     });
 
     it('a variable another command reads does not stop keys list (was: a bad PORT failed every command)', async () => {
-      const result = await run(['orgs', 'list'], { ...env(), PORT: 'abc', LOG_LEVEL: 'loud' });
+      const result = await tycho(['orgs', 'list'], { ...env(), PORT: 'abc', LOG_LEVEL: 'loud' });
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /\bdefault\b/);
     });
 
     it('exits 1 naming PORT when PORT is not a number', async () => {
+      // Through bin/tycho.mjs: its exit code is main's.
       const result = await run(['serve'], { ...env(), PORT: 'abc' });
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /\bPORT\b/);
@@ -219,7 +224,7 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
     });
 
     it('exits 1 naming DATABASE_URL when the PostgreSQL database cannot be opened', async () => {
-      const result = await run(['keys', 'list'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' });
+      const result = await tycho(['keys', 'list'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' });
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /cannot open the database/);
       assert.match(result.stderr, /DATABASE_URL/);
@@ -234,33 +239,33 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
     let listing: string;
 
     it('keys create prints a key as the last line and exits 0', async () => {
-      const result = await run(['keys', 'create'], env());
+      const result = await tycho(['keys', 'create'], env());
       assert.equal(result.code, 0, result.stderr);
       firstKey = lastLine(result.stdout);
       assert.match(firstKey, KEY_LINE);
     });
 
     it('keys create --org with a name that does not exist exits 1, lists the organizations and creates nothing (was: silently created it)', async () => {
-      const result = await run(['keys', 'create', '--org', 'defualt'], env());
+      const result = await tycho(['keys', 'create', '--org', 'defualt'], env());
       assert.equal(result.code, 1, result.stderr);
       assert.equal(result.stdout, '');
       assert.match(result.stderr, /no organization is named "defualt"; the organizations are "default" \(use one of them, or pass --create-org to create it\)/);
-      const inbox = await run(['inboxes', 'create', '--name', 'Support', '--email', 'support@tycho.test', '--org', 'defualt'], env());
+      const inbox = await tycho(['inboxes', 'create', '--name', 'Support', '--email', 'support@tycho.test', '--org', 'defualt'], env());
       assert.equal(inbox.code, 1, inbox.stderr);
       assert.match(inbox.stderr, /no organization is named "defualt"; the organizations are "default"/);
-      const orgs = await run(['orgs', 'list'], env());
+      const orgs = await tycho(['orgs', 'list'], env());
       assert.deepEqual(lines(orgs.stdout).slice(1).map((l) => l.split(/\s{2,}/)[1]), ['default']);
     });
 
     it('keys create --org acme --create-org --read-only --name ci creates the organization acme', async () => {
-      const result = await run(['keys', 'create', '--org', 'acme', '--create-org', '--read-only', '--name', 'ci'], env());
+      const result = await tycho(['keys', 'create', '--org', 'acme', '--create-org', '--read-only', '--name', 'ci'], env());
       assert.equal(result.code, 0, result.stderr);
       ciKey = lastLine(result.stdout);
       assert.match(ciKey, KEY_LINE);
       assert.notEqual(ciKey, firstKey);
       assert.match(result.stdout, /^Created organization "acme"/m);
 
-      const [orgs, keys] = await Promise.all([run(['orgs', 'list'], env()), run(['keys', 'list'], env())]);
+      const [orgs, keys] = await Promise.all([tycho(['orgs', 'list'], env()), tycho(['keys', 'list'], env())]);
       assert.equal(orgs.code, 0, orgs.stderr);
       const names = lines(orgs.stdout).slice(1).map((l) => l.split(/\s{2,}/)[1]);
       assert.deepEqual(names.sort(), ['acme', 'default']);
@@ -297,9 +302,9 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
 
     it('keys revoke PREFIX exits 0 and keys list shows the key revoked', async () => {
       const prefix = ciKey.slice(0, 14);
-      const result = await run(['keys', 'revoke', prefix], env());
+      const result = await tycho(['keys', 'revoke', prefix], env());
       assert.equal(result.code, 0, result.stderr);
-      const list = await run(['keys', 'list'], env());
+      const list = await tycho(['keys', 'list'], env());
       assert.equal(list.code, 0, list.stderr);
       const row = lines(list.stdout).find((l) => l.startsWith(prefix));
       assert.ok(row);
@@ -310,7 +315,7 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
     });
 
     it('keys create --org for an organization that exists needs no --create-org', async () => {
-      const result = await run(['keys', 'create', '--org', 'acme'], env());
+      const result = await tycho(['keys', 'create', '--org', 'acme'], env());
       assert.equal(result.code, 0, result.stderr);
       assert.match(lastLine(result.stdout), KEY_LINE);
       assert.doesNotMatch(result.stdout, /Created organization/);
@@ -455,16 +460,16 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
         mkdirSync(dirname(join(blobs, key)), { recursive: true });
         writeFileSync(join(blobs, key), 'x');
       }
-      const young = await run(['blobs', 'sweep'], env);
+      const young = await tycho(['blobs', 'sweep'], env);
       assert.equal(young.code, 0, young.stderr);
       assert.equal(lastLine(young.stdout), '0 unreferenced blob(s) removed, 3 kept');
-      const swept = await run(['blobs', 'sweep', '--older-than', '0'], env);
+      const swept = await tycho(['blobs', 'sweep', '--older-than', '0'], env);
       assert.equal(swept.code, 0, swept.stderr);
       const out = lines(swept.stdout);
       assert.equal(out.at(-1), '2 unreferenced blob(s) removed, 1 kept');
       assert.deepEqual(out.slice(0, -1).sort(), ['removed org1/attachments/orphan', 'removed org1/orphan']);
       assert.deepEqual([existsSync(join(blobs, 'org1/orphan')), existsSync(join(blobs, 'backup/2026/archive'))], [false, true]);
-      const bad = await run(['blobs', 'sweep', '--older-than', 'soon'], env);
+      const bad = await tycho(['blobs', 'sweep', '--older-than', 'soon'], env);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /--older-than must be a whole number of minutes, got "soon"/);
     });

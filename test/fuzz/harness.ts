@@ -170,19 +170,32 @@ const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 const BOOKKEEPING = ['request_journal', 'idempotency_keys'];
 const notBookkeeping = BOOKKEEPING.map((name) => `'${name}'`).join(', ');
 
-/** Every table but the migration bookkeeping, read through a second, read-only connection. */
+/**
+ * Every table but the migration bookkeeping, read through a second, read-only connection. Reading them all
+ * is most of the fuzzer's time, so a read is reused while `data_version` (which moves when any other
+ * connection commits) stands still: then no table can have changed.
+ */
 function sqliteFingerprinter(path: string): Fingerprinter {
   const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
   const names = (db.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' and name not in (${notBookkeeping}) order by name`).all() as { name: string }[]).map((r) => r.name);
   const statements = names.map((name) => [name, db.prepare(`select * from "${name}"`).raw(true)] as const);
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let last: { version: unknown; tables: Snapshot['tables'] } | undefined;
+  // One read transaction: the version and the rows are of the same moment.
+  const read = db.transaction(() => {
+    const version = dataVersion.get();
+    if (last !== undefined && last.version === version) return last.tables;
+    const result: Snapshot['tables'] = new Map();
+    for (const [name, statement] of statements) {
+      const rows = (statement.all() as unknown[][]).map((row) => JSON.stringify(row)).sort();
+      result.set(name, { count: rows.length, hash: sha1(rows.join('\n')), rows });
+    }
+    last = { version, tables: result };
+    return result;
+  });
   return {
     async tables() {
-      const result: Snapshot['tables'] = new Map();
-      for (const [name, statement] of statements) {
-        const rows = (statement.all() as unknown[][]).map((row) => JSON.stringify(row)).sort();
-        result.set(name, { count: rows.length, hash: sha1(rows.join('\n')), rows });
-      }
-      return result;
+      return read();
     },
     async close() {
       db.close();
@@ -190,7 +203,11 @@ function sqliteFingerprinter(path: string): Fingerprinter {
   };
 }
 
-/** One round trip: per table, the count and an md5 over the rows' text in a fixed order. */
+/**
+ * Per table, the count and an md5 over the rows' text in a fixed order. Hashing every table is most of the
+ * fuzzer's time, so a table's hash is computed again only when its count or its newest row version (the
+ * largest `xmin`: every committed insert or update writes a newer one, a delete lowers the count) moved.
+ */
 async function postgresFingerprinter(url: string): Promise<Fingerprinter> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -199,14 +216,27 @@ async function postgresFingerprinter(url: string): Promise<Fingerprinter> {
       `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely_%' and table_name not in (${notBookkeeping}) order by table_name`,
     )
   ).rows.map((r) => r.table_name);
-  const query = names
-    .map((name) => `select '${name}' as t, count(*)::int as n, coalesce(md5(string_agg(x::text, E'\\n' order by x::text)), '') as h from "${name}" x`)
-    .join(' union all ');
+  const versions = names.map((name) => `select '${name}' as t, count(*)::int as n, coalesce(max(xmin::text::bigint), 0)::text as v from "${name}"`).join(' union all ');
+  const hashes = (stale: string[]) =>
+    stale.map((name) => `select '${name}' as t, coalesce(md5(string_agg(x::text, E'\\n' order by x::text)), '') as h from "${name}" x`).join(' union all ');
+  const known = new Map<string, { count: number; version: string; hash: string }>();
   return {
     async tables() {
-      const result: Snapshot['tables'] = new Map();
-      for (const row of (await client.query<{ t: string; n: number; h: string }>(query)).rows) result.set(row.t, { count: row.n, hash: row.h });
-      return result;
+      type Version = { t: string; n: number; v: string };
+      const isStale = (row: Version) => known.get(row.t)?.count !== row.n || known.get(row.t)?.version !== row.v;
+      // Mostly nothing moved: one statement answers that. Otherwise the versions are read again with the hashes,
+      // in one snapshot, so both are of the same moment.
+      if ((await client.query<Version>(versions)).rows.some(isStale)) {
+        await client.query('begin isolation level repeatable read read only');
+        try {
+          const stale = (await client.query<Version>(versions)).rows.filter(isStale);
+          const fresh = stale.length > 0 ? new Map((await client.query<{ t: string; h: string }>(hashes(stale.map((row) => row.t)))).rows.map((row) => [row.t, row.h])) : new Map<string, string>();
+          for (const row of stale) known.set(row.t, { count: row.n, version: row.v, hash: fresh.get(row.t)! });
+        } finally {
+          await client.query('commit');
+        }
+      }
+      return new Map(names.map((name) => [name, { count: known.get(name)!.count, hash: known.get(name)!.hash }]));
     },
     async close() {
       await client.end();
