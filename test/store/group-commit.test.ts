@@ -162,3 +162,25 @@ test('a transaction that waits on I/O keeps others out until it ends, and they s
   assert.deepEqual(events, ['slow done', 'quick answered']);
   assert.deepEqual(committedIds(), [1, 2]);
 });
+
+test('two connections of one process on one file never wait for each other inside SQLite', async () => {
+  // No busy timeout: a write that found the other connection holding SQLite's lock would fail at once.
+  database.pragma('busy_timeout = 0');
+  const second = new BetterSqlite3(join(dir, 'db.sqlite'));
+  second.pragma('busy_timeout = 0');
+  const db2 = new Kysely<Db>({ dialect: new GroupCommitDialect(second, (source) => second.prepare(source)) });
+  try {
+    const writes = Array.from({ length: 40 }, (_, i) =>
+      (i % 2 === 0 ? db : db2).transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ id: i + 1, v: `v${i + 1}` }).execute();
+        // Yield between statements, so the two connections' transactions interleave.
+        await new Promise((resolve) => setImmediate(resolve));
+        await trx.selectFrom('t').select('id').where('id', '=', i + 1).execute();
+      }),
+    );
+    await Promise.all(writes);
+    assert.equal(committedIds().length, 40);
+  } finally {
+    await db2.destroy();
+  }
+});

@@ -12,7 +12,8 @@
 //   If the COMMIT fails, every transaction of the batch fails.
 // - Nothing reads uncommitted data: a plain read waits for the open batch to commit before it runs (at most
 //   one turn); a plain write statement joins the batch like a one-statement transaction.
-// - Transactions never interleave: one runs at a time (a FIFO lock), as with Kysely's own SQLite driver.
+// - Transactions never interleave: one runs at a time (a FIFO lock), as with Kysely's own SQLite driver; the
+//   lock is shared by every connection of the process, so two of them never wait for each other in SQLite.
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 
@@ -23,6 +24,10 @@ const SAVEPOINT = 'tycho_tx';
 /** A strictly first-come, first-served lock. */
 class FifoLock {
   private held = false;
+
+  get free(): boolean {
+    return !this.held;
+  }
   private readonly waiting: (() => void)[] = [];
 
   async acquire(): Promise<void> {
@@ -60,6 +65,30 @@ class Batch {
 
 type StatementCache = (sql: string) => BetterSqlite3.Statement;
 
+/**
+ * One lock for every connection of this process. SQLite waits for its write lock by blocking the thread, so
+ * two connections of one process (a test's store and an in-process command on one file) must never wait for
+ * each other inside SQLite: they queue here instead, and whoever holds this lock first commits the groups the
+ * others left open (no transaction can be inside them while it is held).
+ */
+const writeLock = new FifoLock();
+const drivers = new Set<GroupCommitDriver>();
+
+function commitOpenGroups(): void {
+  for (const driver of drivers) driver.commitOpenGroup();
+}
+
+/** Runs `work` (which writes through a connection of its own) while no group of this process is open. */
+export async function exclusively<T>(work: () => Promise<T>): Promise<T> {
+  await writeLock.acquire();
+  try {
+    commitOpenGroups();
+    return await work();
+  } finally {
+    writeLock.release();
+  }
+}
+
 /** Kysely's SQLite dialect (its compiler and introspection) over a group-committing driver. */
 export class GroupCommitDialect extends SqliteDialect {
   private readonly driver: GroupCommitDriver;
@@ -73,13 +102,15 @@ export class GroupCommitDialect extends SqliteDialect {
 }
 
 export class GroupCommitDriver implements Driver {
-  private readonly lock = new FifoLock();
+  private readonly lock = writeLock;
   private batch: Batch | undefined;
 
   constructor(
     private readonly database: BetterSqlite3.Database,
-    private readonly prepare: StatementCache,
-  ) {}
+    readonly prepare: StatementCache,
+  ) {
+    drivers.add(this);
+  }
 
   async init(): Promise<void> {}
 
@@ -101,7 +132,13 @@ export class GroupCommitDriver implements Driver {
 
   async releaseConnection(): Promise<void> {}
 
+  /** Commits the open group (the caller holds the process's write lock, so no transaction is inside it). */
+  commitOpenGroup(): void {
+    if (this.batch && !this.batch.broken) this.commit(this.batch);
+  }
+
   async destroy(): Promise<void> {
+    drivers.delete(this);
     // Let a batch still open commit before the handle closes.
     await this.lock.acquire();
     try {
@@ -113,15 +150,19 @@ export class GroupCommitDriver implements Driver {
   }
 
   execute(compiled: CompiledQuery): QueryResult<unknown> {
-    const statement = this.prepare(compiled.sql);
-    const parameters = compiled.parameters as unknown[];
+    return this.run(this.prepare(compiled.sql), compiled.parameters as unknown[]);
+  }
+
+  run(statement: BetterSqlite3.Statement, parameters: unknown[]): QueryResult<unknown> {
     if (statement.reader) return { rows: statement.all(parameters) };
     const { changes, lastInsertRowid } = statement.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
-  isReadOnly(compiled: CompiledQuery): boolean {
-    return this.prepare(compiled.sql).readonly;
+  /** A plain read: at once when the connection is idle (it runs to completion before anything else can start). */
+  read(statement: BetterSqlite3.Statement, parameters: unknown[]): QueryResult<unknown> | Promise<QueryResult<unknown>> {
+    if (this.lock.free && (this.batch === undefined || this.batch.broken)) return this.run(statement, parameters);
+    return this.whenCommitted(() => this.run(statement, parameters));
   }
 
   /** Takes the connection for a transaction or a plain write: the open batch, or a new one. */
@@ -132,6 +173,7 @@ export class GroupCommitDriver implements Driver {
       if (open && !open.broken && open.size < MAX_BATCH) return open;
       if (open && !open.broken) this.commit(open);
       // BEGIN IMMEDIATE: take the write lock now, so a second process (the CLI) waits here, not half-way through.
+      commitOpenGroups();
       this.database.exec('begin immediate');
       const batch = new Batch();
       this.batch = batch;
@@ -236,13 +278,15 @@ class GroupConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.holding) return this.driver.execute(compiled) as QueryResult<R>;
-    if (this.driver.isReadOnly(compiled)) return this.driver.whenCommitted(() => this.driver.execute(compiled) as QueryResult<R>);
+    const statement = this.driver.prepare(compiled.sql);
+    const parameters = compiled.parameters as unknown[];
+    if (this.holding) return this.driver.run(statement, parameters) as QueryResult<R>;
+    if (statement.readonly) return (await this.driver.read(statement, parameters)) as QueryResult<R>;
     // A plain write is a transaction of one statement: it joins the batch and is answered after its COMMIT.
     const batch = await this.driver.join();
     let result: QueryResult<R>;
     try {
-      result = this.driver.execute(compiled) as QueryResult<R>;
+      result = this.driver.run(statement, parameters) as QueryResult<R>;
     } catch (error) {
       this.driver.leave(batch, false);
       throw error;

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { GroupCommitDialect } from './group-commit.ts';
+import { exclusively, GroupCommitDialect } from './group-commit.ts';
 import { migrateToLatest } from '../migrations/index.ts';
 import { SQLITE_TYPES } from '../migrations/column-types.ts';
 import { SqlStore, type ChangeTopic, type Engine } from '../sql/sql-store.ts';
@@ -79,13 +79,15 @@ export async function openSqlite(path: string): Promise<Store> {
     // transactional) the second process waits, then finds the steps applied.
     // The steps run through a plain Kysely on the same handle (its close is left to `db`).
     const migrator = new Kysely<Database>({ dialect: new SqliteDialect({ database: { prepare: (source) => database.prepare(source), close: () => {} } }) });
-    database.exec('begin immediate');
-    try {
-      await migrateToLatest(migrator, SQLITE_TYPES);
-      database.exec('commit');
-    } finally {
-      if (database.inTransaction) database.exec('rollback');
-    }
+    await exclusively(async () => {
+      database.exec('begin immediate');
+      try {
+        await migrateToLatest(migrator, SQLITE_TYPES);
+        database.exec('commit');
+      } finally {
+        if (database.inTransaction) database.exec('rollback');
+      }
+    });
   } catch (error) {
     await db.destroy();
     throw error;
