@@ -190,7 +190,7 @@ async function record(store: Store, endpoint: WebhookEndpoint, sent: Sent[], opt
       const at = startedAt.toISOString();
       const attempts = delivery.attempts + 1;
       const next = ok ? null : nextAttemptAt(startedAt, attempts, options.random);
-      await tx.webhookDeliveries.update({ ...delivery, attempts, status: ok ? 'succeeded' : next === null ? 'failed' : 'pending', nextAttemptAt: next, lastAttemptAt: at });
+      await tx.webhookDeliveries.saveOutcome({ ...delivery, attempts, status: ok ? 'succeeded' : next === null ? 'failed' : 'pending', nextAttemptAt: next, lastAttemptAt: at });
       outcomes.push(ok ? 'succeeded' : next === null ? 'failed' : 'retrying');
       failingSince = ok ? null : (failingSince ?? at);
       disable ||= failingSince !== null && startedAt.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS;
@@ -223,8 +223,7 @@ export async function resendEvent(store: Store, orgId: string, endpointId: strin
       await tx.webhookDeliveries.insertMany([delivery]);
       return delivery;
     }
-    const again: WebhookDelivery = { ...current, status: 'pending', attempts: 0, nextAttemptAt: DUE_AT_ONCE };
-    await tx.webhookDeliveries.update(again);
-    return again;
+    await tx.webhookDeliveries.resend(current);
+    return { ...current, status: 'pending', attempts: 0, nextAttemptAt: DUE_AT_ONCE, resends: current.resends + 1 };
   });
 }

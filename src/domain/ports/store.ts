@@ -291,7 +291,10 @@ export interface WebhookEndpointRepo {
 /** The webhook outbox and its attempt log. */
 export interface WebhookDeliveryRepo {
   insertMany(deliveries: WebhookDelivery[]): Promise<void>;
-  update(delivery: WebhookDelivery): Promise<void>;
+  /** Makes the delivery due at once with a fresh schedule, counting the re-send. */
+  resend(delivery: WebhookDelivery): Promise<void>;
+  /** Saves an attempt's outcome, unless the delivery was re-sent since it was read (`resends` moved). */
+  saveOutcome(delivery: WebhookDelivery): Promise<void>;
   findByActivity(orgId: string, endpointId: string, activityId: string): Promise<WebhookDelivery | undefined>;
   /** The endpoint's pending deliveries due by `now`, in recording (id) order, each with its activity. */
   due(endpointId: string, now: string, limit: number): Promise<{ delivery: WebhookDelivery; activity: Activity | undefined }[]>;

@@ -157,6 +157,7 @@ const toDelivery = (r: Selectable<WebhookDeliveriesTable>): WebhookDelivery => (
   attempts: r.attempts,
   nextAttemptAt: r.next_attempt_at,
   lastAttemptAt: r.last_attempt_at,
+  resends: r.resends,
 });
 
 export const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
@@ -168,6 +169,7 @@ export const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
   attempts: d.attempts,
   next_attempt_at: d.nextAttemptAt,
   last_attempt_at: d.lastAttemptAt,
+  resends: d.resends,
 });
 
 /** `outboxWritten` is told of every write that makes a delivery due at once, as in activityRepo. */
@@ -181,12 +183,22 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
     async insertMany(deliveries) {
       if (deliveries.length > 0) await dueAtOnce((q) => q.insertInto('webhook_deliveries').values(deliveries.map(deliveryRow)));
     },
-    async update(d) {
-      const { id, org_id, ...rest } = deliveryRow(d);
-      const write: Write = (q) => q.updateTable('webhook_deliveries').set(rest).where('id', '=', id).where('org_id', '=', org_id);
-      // A re-send; the outcome of an attempt is never due at once.
-      if (d.status === 'pending' && d.nextAttemptAt === DUE_AT_ONCE) await dueAtOnce(write);
-      else await write(db).execute();
+    async resend(d) {
+      await dueAtOnce((q) =>
+        q
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({ status: 'pending', attempts: 0, next_attempt_at: DUE_AT_ONCE, resends: eb('resends', '+', 1) }))
+          .where('id', '=', d.id)
+          .where('org_id', '=', d.orgId),
+      );
+    },
+    async saveOutcome(d) {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ status: d.status, attempts: d.attempts, next_attempt_at: d.nextAttemptAt, last_attempt_at: d.lastAttemptAt })
+        .where('id', '=', d.id)
+        .where('resends', '=', d.resends)
+        .execute();
     },
     async findByActivity(orgId, endpointId, activityId) {
       const row = await db
