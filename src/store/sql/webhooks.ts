@@ -5,7 +5,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { mapPage } from '../../domain/pagination.ts';
 import type { WebhookDeliveryRepo, WebhookEndpointRepo } from '../../domain/ports/store.ts';
 import type { EndpointStatus, WebhookEndpoint } from '../../domain/webhook-endpoints.ts';
-import type { WebhookAttempt } from '../../domain/webhook-delivery.ts';
+import type { AttemptRecord, WebhookAttempt } from '../../domain/webhook-delivery.ts';
 import { DUE_AT_ONCE, type DeliveryStatus, type WebhookDelivery } from '../../domain/webhook-outbox.ts';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.ts';
 import { fetchPage } from './keyset.ts';
@@ -192,13 +192,32 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
           .where('org_id', '=', d.orgId),
       );
     },
-    async saveOutcome(d) {
-      await db
-        .updateTable('webhook_deliveries')
-        .set({ status: d.status, attempts: d.attempts, next_attempt_at: d.nextAttemptAt, last_attempt_at: d.lastAttemptAt })
-        .where('id', '=', d.id)
-        .where('resends', '=', d.resends)
-        .execute();
+    async saveOutcomes(records) {
+      // A round is successes then at most one failure: the successes go in one statement per `resends` value
+      // read (practically always one), each row's attempt time picked by a CASE.
+      const succeeded = new Map<number, AttemptRecord[]>();
+      for (const r of records.filter((r) => r.status === 'succeeded')) {
+        const group = succeeded.get(r.delivery.resends) ?? [];
+        group.push(r);
+        succeeded.set(r.delivery.resends, group);
+      }
+      for (const [resends, group] of succeeded) {
+        const attemptedAt = sql<string>`case id ${sql.join(group.map((r) => sql`when ${r.delivery.id} then ${r.attemptedAt}`), sql` `)} end`;
+        await db
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({ status: 'succeeded', attempts: eb('attempts', '+', 1), next_attempt_at: null, last_attempt_at: attemptedAt }))
+          .where('id', 'in', group.map((r) => r.delivery.id))
+          .where('resends', '=', resends)
+          .execute();
+      }
+      for (const r of records.filter((r) => r.status !== 'succeeded')) {
+        await db
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({ status: r.status, attempts: eb('attempts', '+', 1), next_attempt_at: r.nextAttemptAt, last_attempt_at: r.attemptedAt }))
+          .where('id', '=', r.delivery.id)
+          .where('resends', '=', r.delivery.resends)
+          .execute();
+      }
     },
     async findByActivity(orgId, endpointId, activityId) {
       const row = await db
@@ -219,7 +238,9 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
         .select(['a.type as a_type', 'a.occurred_at as a_occurred_at', 'a.constituents as a_constituents'])
         .where('d.endpoint_id', '=', endpointId)
         .where('d.status', '=', 'pending')
-        .where('d.next_attempt_at', '<=', now)
+        // An expression, not the column: the planner then walks this endpoint's pending rows in id order
+        // (webhook_deliveries_endpoint) and stops at `limit`, rather than sorting every organization's due rows.
+        .where(sql<string>`coalesce(d.next_attempt_at, '')`, '<=', now)
         .orderBy('d.id')
         .limit(limit)
         .execute();
