@@ -162,6 +162,22 @@ for (const engine of ENGINES) {
       await h.delete(`/v0/webhook_endpoints/${ep.id}`);
     });
 
+    it('tells whether a round left due work behind: a full batch, or a failure with events behind it', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      for (const name of ['One', 'Two', 'Three']) await person(name);
+      const full = await deliver({ batch: 2 });
+      assert.deepEqual([full.succeeded, full.more], [2, true]);
+      const rest = await deliver({ batch: 2 });
+      assert.deepEqual([rest.succeeded, rest.more], [1, false]);
+      await person('Four');
+      await person('Five');
+      receiver.answer = 500;
+      const failed = await deliver();
+      assert.deepEqual([failed.failed, failed.more], [1, true]);
+      assert.equal(receiver.connections, 1, 'one connection, kept open between attempts and rounds');
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
     it('shares the work between concurrent workers: every event is sent exactly once', async () => {
       const receivers = [receiver, await startReceiver(), await startReceiver()];
       const eps = [];
