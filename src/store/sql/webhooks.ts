@@ -104,15 +104,15 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
       return changedHere ? read() : cache.get(`${orgId}\u0000${eventType}`, read);
     },
     async claimDue(claim) {
-      // First a read (usually empty): which endpoints have work due. Only then a write, to lease them.
-      const due = db
+      // One statement: the endpoints of the earliest due deliveries (read from the due index alone), those of
+      // them enabled and free, leased. When nothing is due it changes no row and writes nothing.
+      const candidates = db
         .selectFrom('webhook_deliveries as d')
         .select('d.endpoint_id')
         .where('d.status', '=', 'pending')
-        .where(dueBy('d.org_id', 'd.next_attempt_at', claim.due));
-      const window = await due.orderBy('d.next_attempt_at').limit(CLAIM_WINDOW).execute();
-      const candidates = [...new Set(window.map((r) => r.endpoint_id))];
-      if (candidates.length === 0) return [];
+        .where(dueBy('d.org_id', 'd.next_attempt_at', claim.due))
+        .orderBy('d.next_attempt_at')
+        .limit(CLAIM_WINDOW);
       let free = db
         .selectFrom('webhook_endpoints')
         .select('id')
