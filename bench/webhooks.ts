@@ -3,7 +3,8 @@
 // Tycho's CPU time per create (its delivery work included: measured until every event has arrived) and the
 // delivery lag (receipt time minus the event's occurred_at) at p50 / p99 / max, saturating, at half the rate
 // reached without webhooks, and at a trickle of 10 creates per second. `--database postgres://…`
-// names a PostgreSQL server: the run gets a throw-away database of its own there.
+// names a PostgreSQL server: the run gets a throw-away database of its own there; `--cpu-prof DIR` profiles the
+// server.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,11 +20,12 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '10' },
     database: { type: 'string', default: '' },
     rate: { type: 'string', default: '' },
+    'cpu-prof': { type: 'string', default: '' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
-  console.log('Usage: npm run bench:webhooks -- [--duration SECONDS] [--connections N] [--database postgres://…] [--rate CREATES_PER_SECOND]');
+  console.log('Usage: npm run bench:webhooks -- [--duration SECONDS] [--connections N] [--database postgres://…] [--rate CREATES_PER_SECOND] [--cpu-prof DIRECTORY]');
   process.exit(0);
 }
 const duration = Number(args.duration);
@@ -34,7 +36,9 @@ const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json
 
 function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/tycho.mjs', 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    // `--cpu-prof DIR`: the server writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
+    const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
+    const child = spawn(process.execPath, [...profile, 'bin/tycho.mjs', 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();

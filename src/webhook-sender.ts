@@ -3,6 +3,10 @@
 // host and checks every address against the URL rules (domain/webhook-urls.ts), then connects to the checked
 // address itself, so a name cannot be re-resolved into the operator's network between check and use.
 // Redirects are never followed: a 3xx is a failed attempt. The whole attempt, answer included, has 30 s.
+// Connections are kept open between attempts (a few idle ones per sender, closed after 4 s unused: before the
+// 5 s after which many servers close them, which would race a reuse), so a receiver taking a stream of events
+// is not reconnected for each. A kept connection goes to the address checked when it was opened; each attempt
+// still checks what the name resolves to now.
 import { createHmac } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
@@ -11,6 +15,7 @@ import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { WebhookRequest, WebhookResult, WebhookSender } from './domain/ports/webhook-sender.ts';
 import { bareHost, isLoopbackHost, refusedAddress, type WebhookUrlPolicy } from './domain/webhook-urls.ts';
+import { DELIVERY_CONCURRENCY } from './domain/webhook-delivery.ts';
 
 export const ATTEMPT_TIMEOUT_MS = 30_000;
 /** How much of the receiver's answer an attempt keeps. */
@@ -29,8 +34,12 @@ const pinnedLookup = (address: string): LookupFunction => (_host, options, callb
   else callback(null, address, family);
 };
 
+/** Idle connections a sender keeps, and for how long. */
+const IDLE_CONNECTIONS = { maxFreeSockets: DELIVERY_CONCURRENCY, timeout: 4_000 };
+
 export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs?: number } = {}): WebhookSender {
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const agents = { 'http:': new http.Agent({ keepAlive: true, ...IDLE_CONNECTIONS }), 'https:': new https.Agent({ keepAlive: true, ...IDLE_CONNECTIONS }) };
   return {
     async send(request: WebhookRequest): Promise<WebhookResult> {
       const started = performance.now();
@@ -47,7 +56,7 @@ export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs
         const address = await checkedAddress(url, policy);
         if ('refused' in address) return failure(address.refused);
         const timestamp = Math.floor(Date.now() / 1000);
-        const { status, excerpt } = await post(url, address.ip, request, timestamp, signal);
+        const { status, excerpt } = await post(url, address.ip, agents[url.protocol === 'https:' ? 'https:' : 'http:'], request, timestamp, signal);
         if (status >= 200 && status < 300) return { statusCode: status, latencyMs: elapsed(), error: null, responseExcerpt: excerpt };
         const why = status >= 300 && status < 400 ? `the receiver answered ${status}; redirects are not followed` : `the receiver answered ${status}`;
         return failure(why, status, excerpt);
@@ -72,13 +81,14 @@ async function checkedAddress(url: URL, policy: WebhookUrlPolicy): Promise<{ ip:
   return { ip: addresses[0]! };
 }
 
-function post(url: URL, ip: string, request: WebhookRequest, timestamp: number, signal: AbortSignal): Promise<{ status: number; excerpt: string | null }> {
+function post(url: URL, ip: string, agent: http.Agent, request: WebhookRequest, timestamp: number, signal: AbortSignal): Promise<{ status: number; excerpt: string | null }> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(
       url,
       {
         method: 'POST',
+        agent,
         lookup: pinnedLookup(ip),
         signal,
         headers: {

@@ -1,7 +1,8 @@
-// The webhook delivery loop `tycho serve` runs: `deliverDue` again and again — at once while there is work,
-// and as soon as the store says deliveries became due (a commit that wrote outbox rows, in this process or,
-// on PostgreSQL, another one); otherwise after a pause, which finds what no signal announced (retries falling
-// due, writes by processes that cannot signal). An organization with a controlled clock has its deliveries
+// The webhook delivery loop `tycho serve` runs: `deliverDue` again and again — at once while a round leaves
+// work due behind it, and as soon as the store says deliveries became due (a commit that wrote outbox rows, in
+// this process or, on PostgreSQL, another one); otherwise after a pause, which finds what no signal announced
+// (retries falling due, writes by processes that cannot signal). A round that sent everything it found is not
+// followed by another at once: that one would find nothing but what was announced meanwhile, which wakes it. An organization with a controlled clock has its deliveries
 // fall due on that clock (domain/due-times.ts); the list of such clocks is reread only when one changes.
 // Stopping lets the attempts in flight finish (at most the 30 s timeout), sends nothing new and releases the
 // endpoint leases, so another process picks the rest up.
@@ -58,14 +59,14 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
           ...(options.observer ? { observer: options.observer } : {}),
         }),
       )
-      .then((done) => done.attempts)
+      .then((done) => done.more)
       .catch((error: unknown) => {
         options.onError(error);
-        return 0;
+        return false;
       })
-      .then((attempts) => {
+      .then((more) => {
         round = undefined;
-        if (!stopping.signal.aborted) schedule(attempts > 0 || wokenMeanwhile ? 0 : (options.pollMs ?? IDLE_POLL_MS));
+        if (!stopping.signal.aborted) schedule(more || wokenMeanwhile ? 0 : (options.pollMs ?? IDLE_POLL_MS));
       });
   };
   // Called right after a commit: the round starts on a later turn, not inside the writer's call.

@@ -19,7 +19,7 @@ import type { Activity } from './activity.ts';
 import { activityIdOf, messageId, webhookPayload } from './webhook-events.ts';
 import { getEndpoint, type WebhookEndpoint } from './webhook-endpoints.ts';
 import { clockIn, dueTimes, inOrgTime, type DueScope } from './due-times.ts';
-import { DUE_AT_ONCE, pendingDelivery, type WebhookDelivery } from './webhook-outbox.ts';
+import { DUE_AT_ONCE, pendingDelivery, type DeliveryStatus, type WebhookDelivery } from './webhook-outbox.ts';
 
 export interface WebhookAttempt {
   id: string;
@@ -45,6 +45,8 @@ export const RETRY_JITTER = 0.1;
 export const DISABLE_AFTER_MS = 5 * 24 * 3600e3;
 /** Deliveries sent to one endpoint per round: large enough to keep up with a burst in a few database turns. */
 export const DELIVERY_BATCH = 500;
+/** Requests in flight at once, by default (one per endpoint: an endpoint's events go out one after another). */
+export const DELIVERY_CONCURRENCY = 8;
 /** How long a process owns an endpoint: beyond the longest attempt (30 s) with margin; renewed per attempt. */
 export const LEASE_MS = 120e3;
 
@@ -57,6 +59,14 @@ export function nextAttemptAt(failedAt: Date, attempts: number, random: () => nu
 }
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed';
+
+/** A delivery as it was read before an attempt, and its state after it. */
+export interface AttemptRecord {
+  delivery: WebhookDelivery;
+  status: DeliveryStatus;
+  nextAttemptAt: string | null;
+  attemptedAt: string;
+}
 
 /** Told about every attempt (metrics). */
 export interface DeliveryObserver {
@@ -89,6 +99,12 @@ export interface DeliveryRound {
   attempts: number;
   succeeded: number;
   failed: number;
+  /**
+   * Whether work already due may be left: an endpoint's batch was full or its round ended early (a failure
+   * with events behind it, a stop, a lost lease), or as many endpoints were taken as allowed. Otherwise the
+   * next round can wait for new work to be announced or for retries to fall due.
+   */
+  more: boolean;
 }
 
 /** Sends every delivery due by `clock` (up to the limits) and records each attempt. */
@@ -96,18 +112,22 @@ export async function deliverDue(store: Store, sender: WebhookSender, options: D
   const leaseClock = options.leaseClock ?? realClock;
   const owner = options.owner ?? newId();
   const leaseUntil = () => new Date(leaseClock().getTime() + LEASE_MS).toISOString();
+  const limit = options.endpoints ?? 100;
+  const batch = options.batch ?? DELIVERY_BATCH;
   const endpoints = await store.webhookEndpoints.claimDue({
     due: dueTimes(options.clock(), options),
     owner,
     leaseNow: leaseClock().toISOString(),
     leaseUntil: leaseUntil(),
-    limit: options.endpoints ?? 100,
+    limit,
   });
-  const round: DeliveryRound = { attempts: 0, succeeded: 0, failed: 0 };
+  const round: DeliveryRound = { attempts: 0, succeeded: 0, failed: 0, more: endpoints.length === limit };
   const drain = async (endpoint: WebhookEndpoint) => {
     const clock = clockIn(options, endpoint.orgId, options.clock);
+    // Released with the round's record, in its transaction; here only when nothing was sent or recording failed.
+    let released = false;
     try {
-      const due = await store.webhookDeliveries.due(endpoint.id, clock().toISOString(), options.batch ?? DELIVERY_BATCH);
+      const due = await store.webhookDeliveries.due(endpoint.id, clock().toISOString(), batch);
       const sent: Sent[] = [];
       let renewedAt = leaseClock().getTime();
       for (const { delivery, activity } of due) {
@@ -122,17 +142,21 @@ export async function deliverDue(store: Store, sender: WebhookSender, options: D
         // A failure ends the endpoint's round: its later events wait, so they do not overtake it needlessly.
         if (!attempt.ok) break;
       }
-      await record(store, endpoint, sent, options);
+      if (sent.length > 0) {
+        await record(store, endpoint, owner, sent, options);
+        released = true;
+      }
+      if (due.length === batch || sent.length < due.length) round.more = true;
       for (const attempt of sent) {
         round.attempts++;
         if (attempt.ok) round.succeeded++;
         else round.failed++;
       }
     } finally {
-      await store.webhookEndpoints.releaseLease(endpoint.id, owner);
+      if (!released) await store.webhookEndpoints.releaseLease(endpoint.id, owner);
     }
   };
-  await inPool(endpoints, options.concurrency ?? 8, (endpoint) => inOrgTime(options, endpoint.orgId, () => drain(endpoint)));
+  await inPool(endpoints, options.concurrency ?? DELIVERY_CONCURRENCY, (endpoint) => inOrgTime(options, endpoint.orgId, () => drain(endpoint)));
   return round;
 }
 
@@ -164,12 +188,12 @@ async function send(sender: WebhookSender, endpoint: WebhookEndpoint, delivery: 
 }
 
 /**
- * Records a round's attempts with the deliveries' and the endpoint's new state, in one transaction (one turn
- * at the database for a whole batch). A crash between sending and recording sends those events again later:
- * at least once, with the same `webhook-id`.
+ * Records a round's attempts with the deliveries' and the endpoint's new state, and releases the endpoint's
+ * lease, in one transaction (one commit for a whole batch). A crash between sending and recording sends those
+ * events again later: at least once, with the same `webhook-id`. A delivery re-sent meanwhile keeps the
+ * re-send's state (the attempt is still logged).
  */
-async function record(store: Store, endpoint: WebhookEndpoint, sent: Sent[], options: DeliverOptions): Promise<void> {
-  if (sent.length === 0) return;
+async function record(store: Store, endpoint: WebhookEndpoint, owner: string, sent: Sent[], options: DeliverOptions): Promise<void> {
   const outcomes: AttemptOutcome[] = [];
   await store.transaction(async (tx) => {
     let failingSince = endpoint.failingSince;
@@ -186,16 +210,17 @@ async function record(store: Store, endpoint: WebhookEndpoint, sent: Sent[], opt
         ...result,
       })),
     );
-    for (const { delivery, startedAt, ok } of sent) {
+    const saved: AttemptRecord[] = sent.map(({ delivery, startedAt, ok }) => {
       const at = startedAt.toISOString();
-      const attempts = delivery.attempts + 1;
-      const next = ok ? null : nextAttemptAt(startedAt, attempts, options.random);
-      await tx.webhookDeliveries.update({ ...delivery, attempts, status: ok ? 'succeeded' : next === null ? 'failed' : 'pending', nextAttemptAt: next, lastAttemptAt: at });
+      const next = ok ? null : nextAttemptAt(startedAt, delivery.attempts + 1, options.random);
       outcomes.push(ok ? 'succeeded' : next === null ? 'failed' : 'retrying');
       failingSince = ok ? null : (failingSince ?? at);
       disable ||= failingSince !== null && startedAt.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS;
-    }
+      return { delivery, status: ok ? 'succeeded' : next === null ? 'failed' : 'pending', nextAttemptAt: next, attemptedAt: at };
+    });
+    await tx.webhookDeliveries.saveOutcomes(saved);
     if (failingSince !== endpoint.failingSince || disable) await tx.webhookEndpoints.setHealth(endpoint.id, failingSince, disable);
+    await tx.webhookEndpoints.releaseLease(endpoint.id, owner);
   });
   sent.forEach(({ result }, i) => options.observer?.attempted(outcomes[i]!, result.latencyMs / 1000));
 }
@@ -223,8 +248,7 @@ export async function resendEvent(store: Store, orgId: string, endpointId: strin
       await tx.webhookDeliveries.insertMany([delivery]);
       return delivery;
     }
-    const again: WebhookDelivery = { ...current, status: 'pending', attempts: 0, nextAttemptAt: DUE_AT_ONCE };
-    await tx.webhookDeliveries.update(again);
-    return again;
+    await tx.webhookDeliveries.resend(current);
+    return { ...current, status: 'pending', attempts: 0, nextAttemptAt: DUE_AT_ONCE, resends: current.resends + 1 };
   });
 }

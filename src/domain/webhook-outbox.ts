@@ -20,6 +20,8 @@ export interface WebhookDelivery {
   /** When the next attempt is due (pending only); DUE_AT_ONCE before the first. */
   nextAttemptAt: string | null;
   lastAttemptAt: string | null;
+  /** Times it was re-sent: an attempt's outcome is saved only while this is unchanged since it was read. */
+  resends: number;
 }
 
 /** Sorts before every timestamp: a new delivery is due whatever time any clock shows. */
@@ -35,6 +37,7 @@ export const pendingDelivery = (orgId: string, endpointId: string, activityId: s
   attempts: 0,
   nextAttemptAt: DUE_AT_ONCE,
   lastAttemptAt: null,
+  resends: 0,
 });
 
 /** The outbox rows of an activity about to be recorded; call it in the activity's transaction. */

@@ -22,6 +22,8 @@ export interface Receiver {
   answer: number;
   /** Sets the secret deliveries are verified with. */
   secret: string | undefined;
+  /** TCP connections accepted so far. */
+  connections: number;
   /** Resolves when `count` deliveries have arrived in total. */
   waitFor(count: number): Promise<void>;
   close(): Promise<void>;
@@ -34,6 +36,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     received: [],
     answer: 200,
     secret: undefined,
+    connections: 0,
     waitFor(count) {
       if (receiver.received.length >= count) return Promise.resolve();
       return new Promise((resolve) => waiters.push({ count, resolve }));
@@ -65,6 +68,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       }
     });
   });
+  server.on('connection', () => receiver.connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
   return receiver;

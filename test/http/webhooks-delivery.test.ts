@@ -13,6 +13,7 @@ import { deliverDue, DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from '../../src/domai
 import { recordActivity, constituent } from '../../src/domain/activity.ts';
 import { httpWebhookSender } from '../../src/webhook-sender.ts';
 import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
+import type { WebhookSender } from '../../src/domain/ports/webhook-sender.ts';
 
 const sender = httpWebhookSender(PUBLIC_ONLY);
 /** No jitter: each retry is due exactly after its wait. */
@@ -161,6 +162,22 @@ for (const engine of ENGINES) {
       await h.delete(`/v0/webhook_endpoints/${ep.id}`);
     });
 
+    it('tells whether a round left due work behind: a full batch, or a failure with events behind it', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      for (const name of ['One', 'Two', 'Three']) await person(name);
+      const full = await deliver({ batch: 2 });
+      assert.deepEqual([full.succeeded, full.more], [2, true]);
+      const rest = await deliver({ batch: 2 });
+      assert.deepEqual([rest.succeeded, rest.more], [1, false]);
+      await person('Four');
+      await person('Five');
+      receiver.answer = 500;
+      const failed = await deliver();
+      assert.deepEqual([failed.failed, failed.more], [1, true]);
+      assert.equal(receiver.connections, 1, 'one connection, kept open between attempts and rounds');
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
     it('shares the work between concurrent workers: every event is sent exactly once', async () => {
       const receivers = [receiver, await startReceiver(), await startReceiver()];
       const eps = [];
@@ -205,6 +222,36 @@ for (const engine of ENGINES) {
       const other = await h.newOrg();
       const foreign = await h.post(`/v0/tycho/webhook_endpoints/${ep.id}/deliveries`, { event_id: first.id }, { key: other.key });
       assert.equal(foreign.status, 404);
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
+    it('a re-send posted while the worker is still recording an attempt of that delivery is sent again', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      await person('Raced');
+      // The sender answers only when the test lets it: the receiver has the event, the attempt is not recorded.
+      let sentOnce!: () => void;
+      let finish!: () => void;
+      const sent = new Promise<void>((resolve) => (sentOnce = resolve));
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      const paused: WebhookSender = {
+        async send(request) {
+          const result = await sender.send(request);
+          sentOnce();
+          await finished;
+          return result;
+        },
+      };
+      const round = deliverDue(h.store, paused, { clock, random: noJitter });
+      await sent;
+      const res = await h.post(`/v0/tycho/webhook_endpoints/${ep.id}/deliveries`, { event_id: receiver.received[0]!.id });
+      assert.equal(res.status, 202, res.text);
+      finish();
+      assert.equal((await round).succeeded, 1);
+      assert.equal((await deliver()).succeeded, 1, 'the re-send is still due after the attempt is recorded');
+      assert.deepEqual(receiver.received.map((r) => r.id), [receiver.received[0]!.id, receiver.received[0]!.id]);
+      assert.equal((await deliver()).attempts, 0);
+      const attempts = await h.get(`/v0/tycho/webhook_endpoints/${ep.id}/attempts`);
+      assert.equal(attempts.body.data.length, 2);
       await h.delete(`/v0/webhook_endpoints/${ep.id}`);
     });
 

@@ -19,7 +19,7 @@ import type { Meeting } from '../meetings.ts';
 import type { CallRecord } from '../calls.ts';
 import type { View } from '../views.ts';
 import type { WebhookEndpoint } from '../webhook-endpoints.ts';
-import type { WebhookAttempt } from '../webhook-delivery.ts';
+import type { AttemptRecord, WebhookAttempt } from '../webhook-delivery.ts';
 import type { WebhookDelivery } from '../webhook-outbox.ts';
 import type { Program, ProgramMetrics, ProgramTemplate } from '../programs.ts';
 import type { DeliveryEvent, ProgramMessage } from '../program-messages.ts';
@@ -291,7 +291,13 @@ export interface WebhookEndpointRepo {
 /** The webhook outbox and its attempt log. */
 export interface WebhookDeliveryRepo {
   insertMany(deliveries: WebhookDelivery[]): Promise<void>;
-  update(delivery: WebhookDelivery): Promise<void>;
+  /** Makes the delivery due at once with a fresh schedule, counting the re-send. */
+  resend(delivery: WebhookDelivery): Promise<void>;
+  /**
+   * Saves attempts' outcomes (one more attempt each; the successes in one statement), except for deliveries
+   * re-sent since they were read (`resends` moved), which stay as the re-send left them.
+   */
+  saveOutcomes(records: AttemptRecord[]): Promise<void>;
   findByActivity(orgId: string, endpointId: string, activityId: string): Promise<WebhookDelivery | undefined>;
   /** The endpoint's pending deliveries due by `now`, in recording (id) order, each with its activity. */
   due(endpointId: string, now: string, limit: number): Promise<{ delivery: WebhookDelivery; activity: Activity | undefined }[]>;

@@ -18,6 +18,7 @@ import * as webhooks from './0014-webhooks.ts';
 import * as webhookDeliveries from './0015-webhook-deliveries.ts';
 import * as toolkit from './0016-toolkit.ts';
 import * as requestJournal from './0017-request-journal.ts';
+import * as webhookDeliveryRounds from './0018-webhook-delivery-rounds.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0015-webhook-deliveries': webhookDeliveries,
   '0016-toolkit': toolkit,
   '0017-request-journal': requestJournal,
+  '0018-webhook-delivery-rounds': webhookDeliveryRounds,
 };
 
 export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {

@@ -375,6 +375,7 @@ export interface WebhookDeliveriesTable {
   attempts: number;
   next_attempt_at: string | null;
   last_attempt_at: string | null;
+  resends: number;
 }
 
 export interface WebhookAttemptsTable {

@@ -5,7 +5,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { mapPage } from '../../domain/pagination.ts';
 import type { WebhookDeliveryRepo, WebhookEndpointRepo } from '../../domain/ports/store.ts';
 import type { EndpointStatus, WebhookEndpoint } from '../../domain/webhook-endpoints.ts';
-import type { WebhookAttempt } from '../../domain/webhook-delivery.ts';
+import type { AttemptRecord, WebhookAttempt } from '../../domain/webhook-delivery.ts';
 import { DUE_AT_ONCE, type DeliveryStatus, type WebhookDelivery } from '../../domain/webhook-outbox.ts';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.ts';
 import { fetchPage } from './keyset.ts';
@@ -104,15 +104,15 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
       return changedHere ? read() : cache.get(`${orgId}\u0000${eventType}`, read);
     },
     async claimDue(claim) {
-      // First a read (usually empty): which endpoints have work due. Only then a write, to lease them.
-      const due = db
+      // One statement: the endpoints of the earliest due deliveries (read from the due index alone), those of
+      // them enabled and free, leased. When nothing is due it changes no row and writes nothing.
+      const candidates = db
         .selectFrom('webhook_deliveries as d')
         .select('d.endpoint_id')
         .where('d.status', '=', 'pending')
-        .where(dueBy('d.org_id', 'd.next_attempt_at', claim.due));
-      const window = await due.orderBy('d.next_attempt_at').limit(CLAIM_WINDOW).execute();
-      const candidates = [...new Set(window.map((r) => r.endpoint_id))];
-      if (candidates.length === 0) return [];
+        .where(dueBy('d.org_id', 'd.next_attempt_at', claim.due))
+        .orderBy('d.next_attempt_at')
+        .limit(CLAIM_WINDOW);
       let free = db
         .selectFrom('webhook_endpoints')
         .select('id')
@@ -157,6 +157,7 @@ const toDelivery = (r: Selectable<WebhookDeliveriesTable>): WebhookDelivery => (
   attempts: r.attempts,
   nextAttemptAt: r.next_attempt_at,
   lastAttemptAt: r.last_attempt_at,
+  resends: r.resends,
 });
 
 export const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
@@ -168,6 +169,7 @@ export const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
   attempts: d.attempts,
   next_attempt_at: d.nextAttemptAt,
   last_attempt_at: d.lastAttemptAt,
+  resends: d.resends,
 });
 
 /** `outboxWritten` is told of every write that makes a delivery due at once, as in activityRepo. */
@@ -181,12 +183,41 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
     async insertMany(deliveries) {
       if (deliveries.length > 0) await dueAtOnce((q) => q.insertInto('webhook_deliveries').values(deliveries.map(deliveryRow)));
     },
-    async update(d) {
-      const { id, org_id, ...rest } = deliveryRow(d);
-      const write: Write = (q) => q.updateTable('webhook_deliveries').set(rest).where('id', '=', id).where('org_id', '=', org_id);
-      // A re-send; the outcome of an attempt is never due at once.
-      if (d.status === 'pending' && d.nextAttemptAt === DUE_AT_ONCE) await dueAtOnce(write);
-      else await write(db).execute();
+    async resend(d) {
+      await dueAtOnce((q) =>
+        q
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({ status: 'pending', attempts: 0, next_attempt_at: DUE_AT_ONCE, resends: eb('resends', '+', 1) }))
+          .where('id', '=', d.id)
+          .where('org_id', '=', d.orgId),
+      );
+    },
+    async saveOutcomes(records) {
+      // A round is successes then at most one failure: the successes go in one statement per `resends` value
+      // read (practically always one), each row's attempt time picked by a CASE.
+      const succeeded = new Map<number, AttemptRecord[]>();
+      for (const r of records.filter((r) => r.status === 'succeeded')) {
+        const group = succeeded.get(r.delivery.resends) ?? [];
+        group.push(r);
+        succeeded.set(r.delivery.resends, group);
+      }
+      for (const [resends, group] of succeeded) {
+        const attemptedAt = sql<string>`case id ${sql.join(group.map((r) => sql`when ${r.delivery.id} then ${r.attemptedAt}`), sql` `)} end`;
+        await db
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({ status: 'succeeded', attempts: eb('attempts', '+', 1), next_attempt_at: null, last_attempt_at: attemptedAt }))
+          .where('id', 'in', group.map((r) => r.delivery.id))
+          .where('resends', '=', resends)
+          .execute();
+      }
+      for (const r of records.filter((r) => r.status !== 'succeeded')) {
+        await db
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({ status: r.status, attempts: eb('attempts', '+', 1), next_attempt_at: r.nextAttemptAt, last_attempt_at: r.attemptedAt }))
+          .where('id', '=', r.delivery.id)
+          .where('resends', '=', r.delivery.resends)
+          .execute();
+      }
     },
     async findByActivity(orgId, endpointId, activityId) {
       const row = await db
@@ -207,7 +238,9 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
         .select(['a.type as a_type', 'a.occurred_at as a_occurred_at', 'a.constituents as a_constituents'])
         .where('d.endpoint_id', '=', endpointId)
         .where('d.status', '=', 'pending')
-        .where('d.next_attempt_at', '<=', now)
+        // An expression, not the column: the planner then walks this endpoint's pending rows in id order
+        // (webhook_deliveries_endpoint) and stops at `limit`, rather than sorting every organization's due rows.
+        .where(sql<string>`coalesce(d.next_attempt_at, '')`, '<=', now)
         .orderBy('d.id')
         .limit(limit)
         .execute();
