@@ -109,45 +109,22 @@ class OutboxSignal {
 /** Runs of one transaction before a deadlock or serialization failure is reported as a conflict. */
 const TRANSACTION_ATTEMPTS = 5;
 
-export class SqlStore implements Store {
-  readonly organizations;
-  readonly apiKeys;
-  readonly collections;
-  readonly fields;
-  readonly funnels;
-  readonly items;
-  readonly activities;
-  readonly tagsets;
-  readonly notes;
-  readonly inboxes;
-  readonly files;
-  readonly conversations;
-  readonly messages;
-  readonly attachments;
-  readonly calls;
-  readonly meetings;
-  readonly links;
-  readonly views;
-  readonly search;
-  readonly settings;
-  readonly programs;
-  readonly programTemplates;
-  readonly programMessages;
-  readonly unsubscribes;
-  readonly agentSettings;
-  readonly forms;
+/** The Store's repositories (every property that is not a method). */
+type RepoName = { [K in keyof Store]: Store[K] extends (...args: never[]) => unknown ? never : K }[keyof Store];
 
+export class SqlStore implements Store {
   /** Schema tags read under a shared schema lock in this transaction, by organization. */
   private readonly heldSchemaTags = new Map<string, string>();
   /** Whether this transaction wrote outbox rows due at once (the worker is woken when it commits). */
   private wroteOutbox = false;
-  readonly orgState;
-  readonly clocks;
-  readonly snapshots;
-  readonly idempotency;
-  readonly journal;
-  readonly webhookEndpoints;
-  readonly webhookDeliveries;
+
+  /** The repositories, each built on first use: a transaction builds only those it touches. */
+  private readonly repos: { -readonly [K in RepoName]?: Store[K] } = {};
+  /** Notes that this store wrote outbox rows due at once: a transaction wakes the worker when it commits. */
+  private readonly outboxWritten = () => {
+    if (this.inTransaction) this.wroteOutbox = true;
+    else this.outbox.emit();
+  };
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -156,44 +133,138 @@ export class SqlStore implements Store {
     private readonly schemaCache = new SchemaCache(engine),
     private readonly subscriptions: SubscriptionCache = subscriptionCache(engine),
     private readonly outbox = new OutboxSignal(engine),
-  ) {
-    const outboxWritten = () => {
-      if (inTransaction) this.wroteOutbox = true;
-      else this.outbox.emit();
-    };
-    this.organizations = organizationRepo(db);
-    this.apiKeys = apiKeyRepo(db, engine);
-    this.collections = collectionRepo(db, engine);
-    this.fields = fieldRepo(db, engine);
-    this.funnels = funnelRepo(db, engine);
-    this.items = itemRepo(db, engine);
-    this.activities = activityRepo(db, engine, outboxWritten);
-    this.tagsets = recordRepo(db, 'tagsets', tagsetMapping);
-    this.notes = recordRepo(db, 'notes', noteMapping);
-    this.inboxes = recordRepo(db, 'inboxes', inboxMapping);
-    this.files = recordRepo(db, 'files', fileMapping);
-    this.conversations = recordRepo(db, 'inbox_conversations', conversationMapping);
-    this.messages = recordRepo(db, 'inbox_messages', messageMapping);
-    this.attachments = recordRepo(db, 'message_attachments', attachmentMapping);
-    this.calls = recordRepo(db, 'calls', callMapping);
-    this.meetings = meetingRepo(db);
-    this.links = linkRepo(db);
-    this.views = recordRepo(db, 'views', viewMapping);
-    this.search = searchRepo(db);
-    this.settings = settingsRepo(db);
-    this.programs = recordRepo(db, 'programs', programMapping);
-    this.programTemplates = programTemplateRepo(db);
-    this.programMessages = programMessageRepo(db, engine.name === 'postgres');
-    this.unsubscribes = unsubscribeRepo(db);
-    this.agentSettings = agentSettingsRepo(db);
-    this.forms = formRepo(db);
-    this.orgState = orgStateRepo(db, engine, schemaCache);
-    this.clocks = clockRepo(db, engine);
-    this.snapshots = snapshotRepo(db);
-    this.idempotency = idempotencyRepo(db);
-    this.journal = journalRepo(db);
-    this.webhookEndpoints = webhookEndpointRepo(db, engine, subscriptions);
-    this.webhookDeliveries = webhookDeliveryRepo(db, engine, outboxWritten);
+  ) {}
+
+  get organizations() {
+    return (this.repos.organizations ??= organizationRepo(this.db));
+  }
+
+  get apiKeys() {
+    return (this.repos.apiKeys ??= apiKeyRepo(this.db, this.engine));
+  }
+
+  get collections() {
+    return (this.repos.collections ??= collectionRepo(this.db, this.engine));
+  }
+
+  get fields() {
+    return (this.repos.fields ??= fieldRepo(this.db, this.engine));
+  }
+
+  get funnels() {
+    return (this.repos.funnels ??= funnelRepo(this.db, this.engine));
+  }
+
+  get items() {
+    return (this.repos.items ??= itemRepo(this.db, this.engine));
+  }
+
+  get activities() {
+    return (this.repos.activities ??= activityRepo(this.db, this.engine, this.outboxWritten));
+  }
+
+  get tagsets() {
+    return (this.repos.tagsets ??= recordRepo(this.db, 'tagsets', tagsetMapping));
+  }
+
+  get notes() {
+    return (this.repos.notes ??= recordRepo(this.db, 'notes', noteMapping));
+  }
+
+  get inboxes() {
+    return (this.repos.inboxes ??= recordRepo(this.db, 'inboxes', inboxMapping));
+  }
+
+  get files() {
+    return (this.repos.files ??= recordRepo(this.db, 'files', fileMapping));
+  }
+
+  get conversations() {
+    return (this.repos.conversations ??= recordRepo(this.db, 'inbox_conversations', conversationMapping));
+  }
+
+  get messages() {
+    return (this.repos.messages ??= recordRepo(this.db, 'inbox_messages', messageMapping));
+  }
+
+  get attachments() {
+    return (this.repos.attachments ??= recordRepo(this.db, 'message_attachments', attachmentMapping));
+  }
+
+  get calls() {
+    return (this.repos.calls ??= recordRepo(this.db, 'calls', callMapping));
+  }
+
+  get meetings() {
+    return (this.repos.meetings ??= meetingRepo(this.db));
+  }
+
+  get links() {
+    return (this.repos.links ??= linkRepo(this.db));
+  }
+
+  get views() {
+    return (this.repos.views ??= recordRepo(this.db, 'views', viewMapping));
+  }
+
+  get search() {
+    return (this.repos.search ??= searchRepo(this.db));
+  }
+
+  get settings() {
+    return (this.repos.settings ??= settingsRepo(this.db));
+  }
+
+  get programs() {
+    return (this.repos.programs ??= recordRepo(this.db, 'programs', programMapping));
+  }
+
+  get programTemplates() {
+    return (this.repos.programTemplates ??= programTemplateRepo(this.db));
+  }
+
+  get programMessages() {
+    return (this.repos.programMessages ??= programMessageRepo(this.db, this.engine.name === 'postgres'));
+  }
+
+  get unsubscribes() {
+    return (this.repos.unsubscribes ??= unsubscribeRepo(this.db));
+  }
+
+  get agentSettings() {
+    return (this.repos.agentSettings ??= agentSettingsRepo(this.db));
+  }
+
+  get forms() {
+    return (this.repos.forms ??= formRepo(this.db));
+  }
+
+  get orgState() {
+    return (this.repos.orgState ??= orgStateRepo(this.db, this.engine, this.schemaCache));
+  }
+
+  get clocks() {
+    return (this.repos.clocks ??= clockRepo(this.db, this.engine));
+  }
+
+  get snapshots() {
+    return (this.repos.snapshots ??= snapshotRepo(this.db));
+  }
+
+  get idempotency() {
+    return (this.repos.idempotency ??= idempotencyRepo(this.db));
+  }
+
+  get journal() {
+    return (this.repos.journal ??= journalRepo(this.db));
+  }
+
+  get webhookEndpoints() {
+    return (this.repos.webhookEndpoints ??= webhookEndpointRepo(this.db, this.engine, this.subscriptions));
+  }
+
+  get webhookDeliveries() {
+    return (this.repos.webhookDeliveries ??= webhookDeliveryRepo(this.db, this.engine, this.outboxWritten));
   }
 
   async transaction<T>(fn: (tx: Store) => Promise<T>, schemaOf?: string): Promise<T> {
