@@ -71,6 +71,12 @@ test('transactions started in one turn share one COMMIT, and each is answered on
   for (const seen of seenWhenAnswered) assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 });
 
+test('a group is committed early once it holds 128 transactions', async () => {
+  await Promise.all(Array.from({ length: 200 }, (_, i) => insert(i + 1)));
+  assert.equal(commits, 2);
+  assert.equal(committedIds().length, 200);
+});
+
 test('transactions of later turns commit in later batches', async () => {
   await insert(1);
   await insert(2);

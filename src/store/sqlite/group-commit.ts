@@ -142,7 +142,7 @@ export class GroupCommitDriver implements Driver {
     // Let a batch still open commit before the handle closes.
     await this.lock.acquire();
     try {
-      if (this.batch && !this.batch.broken) this.commit(this.batch);
+      this.commitOpenGroup();
     } finally {
       this.lock.release();
     }
@@ -171,8 +171,8 @@ export class GroupCommitDriver implements Driver {
     try {
       const open = this.batch;
       if (open && !open.broken && open.size < MAX_BATCH) return open;
-      if (open && !open.broken) this.commit(open);
-      // BEGIN IMMEDIATE: take the write lock now, so a second process (the CLI) waits here, not half-way through.
+      // A full group (this one's) and any other connection's open group commit first; then BEGIN IMMEDIATE takes
+      // the write lock now, so a second process (the CLI) waits here, not half-way through.
       commitOpenGroups();
       this.database.exec('begin immediate');
       const batch = new Batch();
