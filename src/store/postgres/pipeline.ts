@@ -57,8 +57,8 @@ export function pipelineTransactions(client: { query: unknown; connection?: { st
   /** Statements of this transaction sent without waiting, each settling to its error or undefined. */
   let unread: Promise<unknown>[] = [];
 
-  /** The first failure among the statements not waited for (all of them were answered before `now`). */
-  const firstFailure = async () => (await Promise.all(unread)).find((error) => error !== undefined);
+  /** The first failure among statements not waited for (each settled to its error or undefined). */
+  const firstFailure = async (sent: Promise<unknown>[]) => (await Promise.all(sent)).find((error) => error !== undefined);
   const sendUnread = (text: string, values?: unknown) => {
     hold();
     unread.push(query(text, values).then(() => undefined, (error: unknown) => error));
@@ -68,7 +68,7 @@ export function pipelineTransactions(client: { query: unknown; connection?: { st
     const answer = query(text, values);
     flush();
     return answer.catch(async (error: unknown) => {
-      throw (await firstFailure()) ?? error;
+      throw (await firstFailure(unread)) ?? error;
     });
   };
   const end = async (text: string) => {
@@ -78,7 +78,7 @@ export function pipelineTransactions(client: { query: unknown; connection?: { st
     const ending = query(text);
     flush();
     const answer = await ending;
-    const failure = (await Promise.all(sent)).find((error) => error !== undefined);
+    const failure = await firstFailure(sent);
     // COMMIT of an aborted transaction "succeeds" with ROLLBACK: report why it was aborted.
     if (failure !== undefined && isWord(text, 'commit')) throw failure;
     return answer;
