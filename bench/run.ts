@@ -1,6 +1,7 @@
-// `npm run bench`: builds a dataset through the bulk path, starts Tycho and the bare-Fastify ceiling on
-// loopback, drives both with autocannon and prints one row per scenario (req/s, p50, p99, ratio to the
-// ceiling, Tycho's peak RSS). `--smoke` runs a tiny version in seconds (part of npm test).
+// `npm run bench`: builds a dataset through the bulk path, starts Tycho and two ceilings on loopback — the
+// bare-Fastify static one (ceiling.ts) and, on SQLite, the minimal real server over the same database
+// (db-ceiling.ts) — drives them with autocannon and prints one row per scenario (req/s, p50, p99, ratio to
+// each ceiling, Tycho's peak RSS and CPU per request). `--smoke` runs a tiny version in seconds (part of npm test).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,6 +75,8 @@ interface Scenario {
   /** A body sent as is (multipart uploads) instead of `body` as JSON. */
   raw?: { payload: Buffer; contentType: string };
   headers?: Record<string, string>;
+  /** What the minimal real server does for this scenario; by default a list page (reads) or a row written (writes). */
+  db?: Scenario;
 }
 
 /** The request body and content type of a scenario. */
@@ -98,10 +101,22 @@ interface Row {
   p50: number;
   p99: number;
   ratio: number;
+  /** Ratio to the minimal real server (SQLite only). */
+  dbRatio: number | undefined;
   rss: number;
   /** Tycho's CPU time per request (all its processes), and the database server's (PostgreSQL only), in µs. */
   cpuUs: number;
   dbUs: number | undefined;
+}
+
+/**
+ * The minimal real server's counterpart of a scenario: its own when it has one; otherwise a write stores
+ * Tycho's answer as a row and sends it back, and a read is a list page of 20.
+ */
+function dbScenario(scenario: Scenario, answer: string): Scenario {
+  if (scenario.db) return scenario.db;
+  if (scenario.method === 'POST') return { name: 'db', method: 'POST', path: '/write', raw: { payload: Buffer.from(answer), contentType: 'application/json' } };
+  return { name: 'db', method: 'GET', path: '/list?limit=20' };
 }
 
 /** Drives every URL at once, the connections split between them; req/s add up, latencies average. */
@@ -186,6 +201,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < processes; i++) servers.push(await start([...profile, 'bin/tycho.mjs', 'serve'], env, /listening on (http:\/\/\S+?) /));
   const tycho = servers[0]!;
   const ceiling = await start(['--import', 'tsx', 'bench/ceiling.ts'], {}, /ceiling listening on (http:\/\/\S+)/);
+  const ceilings = [ceiling];
   const auth = { authorization: `Bearer ${KEY}` };
   const api = async (path: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}) => {
     const body = typeof init.body === 'string' || init.body === undefined ? init.body : new Uint8Array(init.body);
@@ -196,6 +212,20 @@ async function main(): Promise<void> {
   try {
     const first = JSON.parse((await api('/v0/collections/people/items?limit=1')).text);
     const itemId = first.data[0].id as string;
+    const dbCeiling =
+      engine === 'sqlite'
+        ? await start(
+            ['--import', 'tsx', 'bench/db-ceiling.ts'],
+            {
+              CEILING_DATABASE: database,
+              CEILING_WRITE_DATABASE: join(dir, 'ceiling-writes.sqlite'),
+              CEILING_ORG_ID: organization.id,
+              CEILING_COLLECTION_ID: first.data[0].collection.id,
+            },
+            /db ceiling listening on (http:\/\/\S+)/,
+          )
+        : undefined;
+    if (dbCeiling) ceilings.push(dbCeiling);
     // Items spread over the dataset, for per-item scenarios that should not all hit one row.
     const itemIds: string[] = [itemId];
     // Walk to a deep page with the largest pages, then ask for 20 there.
@@ -218,21 +248,28 @@ async function main(): Promise<void> {
     const stored = JSON.parse((await api('/v0/files', { method: 'POST', body: upload.payload, headers: { 'content-type': upload.contentType } })).text);
     const downloadPath = new URL(stored.download_url as string).pathname + new URL(stored.download_url as string).search;
     const allScenarios: Scenario[] = [
-      { name: 'retrieve one item', method: 'GET', path: `/v0/collections/people/items/${itemId}` },
+      { name: 'retrieve one item', method: 'GET', path: `/v0/collections/people/items/${itemId}`, db: { name: 'db', method: 'GET', path: `/item/${itemId}` } },
       { name: 'list 20, page 1', method: 'GET', path: '/v0/collections/people/items?limit=20' },
-      { name: `list 20, deep page (item ${deepTarget})`, method: 'GET', path: `/v0/collections/people/items?limit=20&after=${cursor}` },
+      {
+        name: `list 20, deep page (item ${deepTarget})`,
+        method: 'GET',
+        path: `/v0/collections/people/items?limit=20&after=${cursor}`,
+        db: { name: 'db', method: 'GET', path: `/list?limit=20&after=${itemIds[itemIds.length - 1]}` },
+      },
       { name: 'list 20 sorted by a field (-score)', method: 'GET', path: '/v0/collections/people/items?limit=20&sort[]=-score' },
       {
         name: 'search starts_with (name)',
         method: 'POST',
         path: '/v0/collections/people/items/search?limit=20',
         body: () => ({ filter: { op: 'starts_with', field: 'name', value: personName(pick()).slice(0, -1) } }),
+        db: { name: 'db', method: 'POST', path: '/search', body: () => ({ filter: { op: 'starts_with', field: 'name', value: personName(pick()).slice(0, -1) } }) },
       },
       {
         name: 'search eq (email)',
         method: 'POST',
         path: '/v0/collections/people/items/search?limit=20',
         body: () => ({ filter: { op: 'eq', field: 'email', value: personEmail(pick()) } }),
+        db: { name: 'db', method: 'POST', path: '/search', body: () => ({ filter: { op: 'eq', field: 'email', value: personEmail(pick()) } }) },
       },
       {
         name: 'search and(starts_with, eq choice)',
@@ -319,12 +356,15 @@ async function main(): Promise<void> {
       const dbUs = engine === 'postgres' ? ((cpuMs([...new Set([...dbPids, ...postgresPids()])]) - dbBefore) * 1000) / result.requests : undefined;
       if (result.failures > 0) throw new Error(`${scenario.name}: ${result.failures} failed requests`);
       const ceilingResult = await drive(ceiling.url, { name: 'ceiling', method: 'GET', path: `/bytes/${Buffer.byteLength(sample.text)}` }, {}, connections);
+      const dbResult = dbCeiling ? await drive(dbCeiling.url, dbScenario(scenario, sample.text), {}, connections) : undefined;
+      if (dbResult && dbResult.non2xx + dbResult.errors > 0) throw new Error(`${scenario.name}: the minimal real server failed ${dbResult.non2xx + dbResult.errors} requests`);
       rows.push({
         name: scenario.name,
         rps: result.rps,
         p50: result.p50,
         p99: result.p99,
         ratio: result.rps / ceilingResult.requests.average,
+        dbRatio: dbResult ? result.rps / dbResult.requests.average : undefined,
         rss: Math.max(...servers.map((s) => peakRss(s.child.pid!))),
         cpuUs,
         dbUs,
@@ -336,10 +376,12 @@ async function main(): Promise<void> {
     const pad = (s: string, n: number) => s.padEnd(n);
     const setup = `${engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${processes === 1 ? 'one process' : `${processes} processes`}`;
     console.log(`\nTycho benchmark — ${setup}, ${size.toLocaleString('en')} items (built in ${buildSeconds.toFixed(1)} s), ${connections} connections, ${duration} s per scenario`);
-    console.log(`${pad('scenario', 40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ceiling'.padStart(8)} ${'RSS MB'.padStart(7)} ${'CPU µs'.padStart(7)}${engine === 'postgres' ? ` ${'DB µs'.padStart(7)}` : ''}`);
+    console.log('ceiling: share of the static ceiling (bare Fastify, precomputed body of the same size); real: share of the minimal real server (node:http + better-sqlite3, stored rows as they are)');
+    console.log(`${pad('scenario', 40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ceiling'.padStart(8)} ${'real'.padStart(6)} ${'RSS MB'.padStart(7)} ${'CPU µs'.padStart(7)}${engine === 'postgres' ? ` ${'DB µs'.padStart(7)}` : ''}`);
     for (const r of rows) {
+      const real = r.dbRatio === undefined ? '—' : `${(r.dbRatio * 100).toFixed(0)}%`;
       console.log(
-        `${pad(r.name, 40)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.ratio * 100).toFixed(0).padStart(7)}% ${r.rss.toFixed(0).padStart(7)} ${r.cpuUs.toFixed(0).padStart(7)}${r.dbUs !== undefined ? ` ${r.dbUs.toFixed(0).padStart(7)}` : ''}`,
+        `${pad(r.name, 40)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.ratio * 100).toFixed(0).padStart(7)}% ${real.padStart(6)} ${r.rss.toFixed(0).padStart(7)} ${r.cpuUs.toFixed(0).padStart(7)}${r.dbUs !== undefined ? ` ${r.dbUs.toFixed(0).padStart(7)}` : ''}`,
       );
     }
     if (clones) console.log(clones);
@@ -351,7 +393,7 @@ async function main(): Promise<void> {
       console.log(`deep page / page 1: ${p50Ratio}${(page1.rps / deep.rps).toFixed(2)}× cost in req/s`);
     }
   } finally {
-    await Promise.all([...servers, ceiling].map((s) => new Promise((resolve) => (s.child.once('exit', resolve), s.child.kill('SIGTERM')))));
+    await Promise.all([...servers, ...ceilings].map((s) => new Promise((resolve) => (s.child.once('exit', resolve), s.child.kill('SIGTERM')))));
     await postgres?.drop();
     await s3?.stop();
     rmSync(dir, { recursive: true, force: true });
