@@ -5,6 +5,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { newId } from '../src/domain/ids.ts';
 import { indexEntries, type Item } from '../src/domain/items.ts';
 import { loadSchema } from '../src/domain/collection-schema.ts';
+import { storedWire } from '../src/domain/item-wire.ts';
 import { createField } from '../src/domain/collection-fields.ts';
 import type { Store } from '../src/domain/ports/store.ts';
 
@@ -39,7 +40,7 @@ export async function buildDataset(store: Store, orgId: string, size: number, qu
           [tier!.id]: [{ id: options[i % 3]!.id }],
         };
         const item: Item = { id: newId(), orgId, collectionId: schema.collection.id, values, createdAt: now, updatedAt: now };
-        await tx.items.insert(item, indexEntries(schema.fields, values));
+        await tx.items.insert(item, storedWire(item, schema), indexEntries(schema.fields, values));
         // The feed grows with the data, as it does through the API.
         await tx.activities.insert({
           id: newId(),

@@ -5,7 +5,7 @@ import type { Collection } from './collections.ts';
 import type { Field } from './fields.ts';
 import type { Funnel } from './funnels.ts';
 import type { ValueContext } from './field-types/index.ts';
-import type { Store } from './ports/store.ts';
+import type { SchemaParts, Store } from './ports/store.ts';
 
 export interface CollectionSchema {
   collection: Collection;
@@ -22,18 +22,34 @@ export function isTimestampField(field: Field): boolean {
   return field.kind === 'system' && field.readonly && TIMESTAMP_REFS.has(field.ref);
 }
 
-/** The collection's schema; anything but a collection of the organization is 404. */
+/**
+ * Schemas by the parts they were built from: the store hands out the same parts while the schema is
+ * unchanged, so its maps (and what is derived from it once, like the wire tag) are built once, not per request.
+ */
+const built = new WeakMap<SchemaParts, CollectionSchema>();
+
+/** The collection's schema; anything but a collection of the organization is 404. Callers must not change it. */
 export async function loadSchema(store: Store, orgId: string, collectionKey: string): Promise<CollectionSchema> {
   const parts = await store.loadSchema(orgId, collectionKey);
   if (!parts) throw notFound();
-  const { collection, fields, funnels } = parts;
-  return {
-    collection,
-    fields,
-    byRef: new Map(fields.map((f) => [f.ref, f])),
-    byId: new Map(fields.map((f) => [f.id, f])),
-    funnels: new Map(funnels.map((f) => [f.id, f])),
-  };
+  return schemaOf(parts);
+}
+
+/** The schema made of these parts (the same object for the same parts). */
+export function schemaOf(parts: SchemaParts): CollectionSchema {
+  let schema = built.get(parts);
+  if (!schema) {
+    const { collection, fields, funnels } = parts;
+    schema = {
+      collection,
+      fields,
+      byRef: new Map(fields.map((f) => [f.ref, f])),
+      byId: new Map(fields.map((f) => [f.id, f])),
+      funnels: new Map(funnels.map((f) => [f.id, f])),
+    };
+    built.set(parts, schema);
+  }
+  return schema;
 }
 
 /** A field by id or ref. */

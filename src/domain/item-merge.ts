@@ -19,6 +19,7 @@ import type { Principal } from './api-keys.ts';
 import type { Field } from './fields.ts';
 import type { Store } from './ports/store.ts';
 import { recordLock } from './locks.ts';
+import { storedWire, storedWireOf } from './item-wire.ts';
 
 export interface MergeInput {
   source: { id: string; type?: string };
@@ -111,14 +112,15 @@ export async function mergeItems(store: Store, principal: Principal, collectionK
       }
       if (touched.length === 0) continue;
       referrer.updatedAt = now;
-      await tx.items.update(referrer, indexEntries(touched, referrer.values), touched.map((f) => f.id));
+      await tx.items.update(referrer, await storedWireOf(tx, referrer), indexEntries(touched, referrer.values), touched.map((f) => f.id));
     }
 
     // The destination with the combined values; two-way relations it gained are mirrored on their targets.
     const next: Item = { ...destination, values, updatedAt: now };
     await checkUnique(tx, schema, next, changes);
     const touched = changes.map((c) => c.field);
-    await tx.items.update(next, indexEntries(touched, values), touched.map((f) => f.id));
+    const wire = storedWire(next, schema);
+    await tx.items.update(next, wire, indexEntries(touched, values), touched.map((f) => f.id));
     await syncTwoWay(tx, next, collection.ref, schema.fields, destination.values, values, now);
 
     // Notes, files, calls, meetings… linked to the source are linked to the destination, in place, once.
@@ -138,6 +140,6 @@ export async function mergeItems(store: Store, principal: Principal, collectionK
 
     const sourcePointer = { id: source.id, type: 'item', collection: destinationPointer.collection };
     await recordWrite(tx, principal, 'activity/item_merged', now, sourcePointer, [destinationPointer]);
-    return { item: next, schema };
+    return { item: next, schema, json: wire.json };
   });
 }

@@ -1,6 +1,6 @@
 // Item lists and searches: parse the filter, selection and sort against the collection's fields, then ask
 // the store for one keyset page.
-import { invalidAt } from './errors.ts';
+import { invalidAt, notFound } from './errors.ts';
 import { fieldByKey, loadSchema, type CollectionSchema } from './collection-schema.ts';
 import { parseFilter, parseSort, type SortSchemas } from './filter/parse.ts';
 import type { ErrorSource } from './errors.ts';
@@ -8,6 +8,7 @@ import type { ItemQuery } from './filter/ast.ts';
 import type { Item } from './items.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
+import { wireTag, type ServedItem } from './item-wire.ts';
 
 export interface SearchInput {
   filter?: unknown;
@@ -15,9 +16,9 @@ export interface SearchInput {
   sort?: string[];
 }
 
-export interface ItemPage {
+export interface ItemPage<T = Item> {
   schema: CollectionSchema;
-  page: Page<Item>;
+  page: Page<T>;
   /** Field ids to show, when the request selected some. */
   include?: Set<string>;
 }
@@ -64,4 +65,20 @@ export async function prepareQuery(
 export async function runQuery(store: Store, orgId: string, prepared: PreparedQuery, page: PageRequest): Promise<ItemPage> {
   const result = await store.items.query(orgId, prepared.query, page);
   return { schema: prepared.schema, page: result, ...(prepared.include ? { include: prepared.include } : {}) };
+}
+
+/**
+ * `runQuery` for an answer: items come as their stored wire forms where those are current (see
+ * item-wire.ts), so they need no rendering. A selection of fields is rendered from the values.
+ */
+export async function serveQuery(store: Store, orgId: string, prepared: PreparedQuery, page: PageRequest): Promise<ItemPage<ServedItem>> {
+  if (prepared.include) return runQuery(store, orgId, prepared, page);
+  return { schema: prepared.schema, page: await store.items.serve(orgId, prepared.query, page, wireTag(prepared.schema)) };
+}
+
+/** The item `id` of the schema's collection for an answer, as `serveQuery` gives items; 404 when there is none. */
+export async function serveItem(store: Store, schema: CollectionSchema, id: string): Promise<ServedItem> {
+  const served = await store.items.serveOne(schema.collection.orgId, schema.collection.id, id, wireTag(schema));
+  if (!served) throw notFound();
+  return served;
 }

@@ -7,6 +7,7 @@ import { indexEntries, type Item } from './items.ts';
 import type { Field } from './fields.ts';
 import type { FieldChange } from './item-values.ts';
 import type { Store } from './ports/store.ts';
+import { storedWireOf } from './item-wire.ts';
 
 interface ItemPointer {
   id: string;
@@ -108,7 +109,7 @@ async function saveField(store: Store, item: Item, field: Field, values: unknown
   if (values.length > 0) item.values[field.id] = values;
   else delete item.values[field.id];
   item.updatedAt = now;
-  await store.items.update(item, indexEntries([field], item.values), [field.id]);
+  await store.items.update(item, await storedWireOf(store, item), indexEntries([field], item.values), [field.id]);
 }
 
 /** After `itemId` is deleted: relation values pointing at it disappear from every other item. */
@@ -125,6 +126,6 @@ export async function removeRelationsTo(store: Store, orgId: string, itemId: str
       if (kept.length > 0) referrer.values[field.id] = kept;
       else delete referrer.values[field.id];
     }
-    await store.items.update(referrer, indexEntries(touched, referrer.values), touched.map((f) => f.id));
+    await store.items.update(referrer, await storedWireOf(store, referrer), indexEntries(touched, referrer.values), touched.map((f) => f.id));
   }
 }

@@ -14,6 +14,7 @@ import { constituent, recordActivity } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { LockMode, Store } from './ports/store.ts';
 import { valueLock } from './locks.ts';
+import { storedWire } from './item-wire.ts';
 
 /** Identifier values one upsert may match on; each is an index lookup inside the write transaction. */
 const MAX_IDENTIFIERS = 100;
@@ -21,6 +22,8 @@ const MAX_IDENTIFIERS = 100;
 export interface ItemView {
   item: Item;
   schema: CollectionSchema;
+  /** The item's wire form as it was stored with it: the answer's body. */
+  json: string;
 }
 
 export interface ValuesInput {
@@ -49,7 +52,7 @@ export async function createItemIn(store: Store, orgId: string, collectionKey: s
     await tx.lockSchema(orgId, 'shared');
     const schema = await loadSchema(tx, orgId, collectionKey);
     const changes = parseValueMap(schema, values, base);
-    return { item: await insertItem(tx, orgId, schema, changes, timestamp(clock)), schema };
+    return { ...(await insertItem(tx, orgId, schema, changes, timestamp(clock))), schema };
   });
 }
 
@@ -68,7 +71,7 @@ export async function updateItem(
     // Read under its lock: a concurrent update of the item is either complete or not begun.
     const item = await findItem(tx, schema, id, 'exclusive');
     const changes = parseValueMap(schema, input.values);
-    return { item: await changeItem(tx, schema, item, changes, strategies, timestamp(clock)), schema };
+    return { ...(await changeItem(tx, schema, item, changes, strategies, timestamp(clock))), schema };
   });
 }
 
@@ -121,13 +124,19 @@ export async function upsertItem(
     if (!item || item.collectionId !== schema.collection.id) {
       const named = new Set(changes.map((c) => c.field.id));
       const all = [...identifiers.filter((c) => !named.has(c.field.id)), ...changes];
-      return { item: await insertItem(tx, principal.orgId, schema, all, now), schema, created: true };
+      return { ...(await insertItem(tx, principal.orgId, schema, all, now)), schema, created: true };
     }
-    return { item: await changeItem(tx, schema, item, changes, strategies, now), schema, created: false };
+    return { ...(await changeItem(tx, schema, item, changes, strategies, now)), schema, created: false };
   });
 }
 
-async function insertItem(store: Store, orgId: string, schema: CollectionSchema, changes: FieldChange[], now: string): Promise<Item> {
+/** An item as written: the item, and its wire form's JSON as stored with it. */
+interface Written {
+  item: Item;
+  json: string;
+}
+
+async function insertItem(store: Store, orgId: string, schema: CollectionSchema, changes: FieldChange[], now: string): Promise<Written> {
   const { collection } = schema;
   const all = [...defaultChanges(schema, changes, now), ...changes];
   await resolveRelationTargets(store, orgId, all);
@@ -135,14 +144,15 @@ async function insertItem(store: Store, orgId: string, schema: CollectionSchema,
   checkRequired(schema, values);
   const item: Item = { id: newId(), orgId, collectionId: collection.id, values, createdAt: now, updatedAt: now };
   await checkUnique(store, schema, item, all);
-  await store.items.insert(item, indexEntries(schema.fields, values));
+  const wire = storedWire(item, schema);
+  await store.items.insert(item, wire, indexEntries(schema.fields, values));
   await syncTwoWay(store, item, collection.ref, schema.fields, {}, values, now);
   const collectionPointer = { id: collection.id, type: 'collection', ref: collection.ref };
   await recordActivity(store, orgId, 'activity/item_created', now, [
     constituent('object', { id: item.id, type: 'item', collection: collectionPointer }),
     constituent('target', collectionPointer),
   ]);
-  return item;
+  return { item, json: wire.json };
 }
 
 async function changeItem(
@@ -152,7 +162,7 @@ async function changeItem(
   changes: FieldChange[],
   strategies: Strategies,
   now: string,
-): Promise<Item> {
+): Promise<Written> {
   await resolveRelationTargets(store, item.orgId, changes);
   const before = item.values;
   const after = applyChanges(before, changes, strategies);
@@ -161,9 +171,10 @@ async function changeItem(
   await checkUnique(store, schema, next, changes);
   // Only the fields the request touched get new index entries.
   const touched = changes.map((c) => c.field);
-  await store.items.update(next, indexEntries(touched, after), touched.map((f) => f.id), indexEntries(touched, before));
+  const wire = storedWire(next, schema);
+  await store.items.update(next, wire, indexEntries(touched, after), touched.map((f) => f.id), indexEntries(touched, before));
   await syncTwoWay(store, next, schema.collection.ref, schema.fields, before, after, now);
-  return next;
+  return { item: next, json: wire.json };
 }
 
 /**

@@ -4,12 +4,13 @@
 import { indexEntries } from './items.ts';
 import type { Field } from './fields.ts';
 import type { Store } from './ports/store.ts';
+import { storedWireOf } from './item-wire.ts';
 
 export async function removeFieldValues(store: Store, orgId: string, fieldIds: string[]): Promise<void> {
   const items = await store.items.findMany(orgId, await store.items.idsWithValues(orgId, fieldIds));
   for (const item of items) {
     for (const id of fieldIds) delete item.values[id];
-    await store.items.update(item, [], fieldIds);
+    await store.items.update(item, await storedWireOf(store, item), [], fieldIds);
   }
 }
 
@@ -41,6 +42,6 @@ async function dropValues(store: Store, field: Field, itemIds: string[], drop: (
     const kept = (item.values[field.id] ?? []).filter((v) => !drop(v));
     if (kept.length > 0) item.values[field.id] = kept;
     else delete item.values[field.id];
-    await store.items.update(item, indexEntries([field], item.values), [field.id]);
+    await store.items.update(item, await storedWireOf(store, item), indexEntries([field], item.values), [field.id]);
   }
 }

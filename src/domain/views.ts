@@ -7,7 +7,8 @@ import { AppError, invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { findCollection, type Collection } from './collections.ts';
-import { prepareQuery, runQuery, type ItemPage, type PreparedQuery } from './item-reads.ts';
+import { prepareQuery, serveQuery, type ItemPage, type PreparedQuery } from './item-reads.ts';
+import type { ServedItem } from './item-wire.ts';
 import { recordLock } from './locks.ts';
 import type { Principal } from './api-keys.ts';
 import type { PageRequest } from './pagination.ts';
@@ -97,8 +98,8 @@ export async function prepareViewQuery(store: Store, orgId: string, id: string):
   }
 }
 
-export function viewItems(store: Store, orgId: string, prepared: PreparedQuery, page: PageRequest): Promise<ItemPage> {
-  return runQuery(store, orgId, prepared, page);
+export function viewItems(store: Store, orgId: string, prepared: PreparedQuery, page: PageRequest): Promise<ItemPage<ServedItem>> {
+  return serveQuery(store, orgId, prepared, page);
 }
 
 /** Tycho extension: saves a view of the collection; the filter and sort are checked as a search would check them. */

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { indexEntries, type Item } from '../../src/domain/items.ts';
 import { newId } from '../../src/domain/ids.ts';
+import { storedWireOf } from '../../src/domain/item-wire.ts';
 import type { Harness } from './harness.ts';
 
 export const ID = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
@@ -33,7 +34,7 @@ export async function insertItem(h: Harness, collectionId: string, values: Recor
   const fields = await h.store.fields.listByCollection(h.orgId, collectionId);
   const now = new Date().toISOString();
   const item: Item = { id: newId(), orgId: h.orgId, collectionId, values, createdAt: now, updatedAt: now };
-  await h.store.items.insert(item, indexEntries(fields, item.values));
+  await h.store.items.insert(item, await storedWireOf(h.store, item), indexEntries(fields, item.values));
   return item.id;
 }
 

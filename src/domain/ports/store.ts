@@ -7,6 +7,7 @@ import type { Field } from '../fields.ts';
 import type { Organization } from '../organizations.ts';
 import type { Funnel } from '../funnels.ts';
 import type { IndexEntry, IndexKey, Item } from '../items.ts';
+import type { ServedItem, StoredWire } from '../item-wire.ts';
 import type { Activity, ActivityQuery } from '../activity.ts';
 import type { ItemQuery } from '../filter/ast.ts';
 import type { Tagset } from '../tagsets.ts';
@@ -82,12 +83,13 @@ export interface FunnelRepo {
 }
 
 export interface ItemRepo {
-  insert(item: Item, entries: IndexEntry[]): Promise<void>;
+  /** The item with its wire form (domain/item-wire.ts) and index entries. */
+  insert(item: Item, wire: StoredWire, entries: IndexEntry[]): Promise<void>;
   /**
-   * Saves the document; replaces the index entries of `fieldIds` (all of them with undefined). Given the
-   * entries those fields had before (`previous`), only the entries that differ are written.
+   * Saves the document and its wire form; replaces the index entries of `fieldIds` (all of them with
+   * undefined). Given the entries those fields had before (`previous`), only the entries that differ are written.
    */
-  update(item: Item, entries: IndexEntry[], fieldIds?: string[], previous?: IndexEntry[]): Promise<void>;
+  update(item: Item, wire: StoredWire, entries: IndexEntry[], fieldIds?: string[], previous?: IndexEntry[]): Promise<void>;
   delete(orgId: string, id: string): Promise<void>;
   /**
    * The items of the organization among `ids`, in that order. With `lock`, each found item stays locked until
@@ -98,6 +100,10 @@ export interface ItemRepo {
   findMany(orgId: string, ids: string[], lock?: LockMode): Promise<Item[]>;
   /** A page of the collection's items matching the query, in its sort order. */
   query(orgId: string, query: ItemQuery, page: PageRequest): Promise<Page<Item>>;
+  /** `query` for an answer: an item whose stored wire form carries `wireTag` comes as that form alone. */
+  serve(orgId: string, query: ItemQuery, page: PageRequest, wireTag: string): Promise<Page<ServedItem>>;
+  /** The item `id` of the collection, for an answer as `serve` gives it; undefined when there is none. */
+  serveOne(orgId: string, collectionId: string, id: string, wireTag: string): Promise<ServedItem | undefined>;
   /** Items with any value in these fields. */
   idsWithValues(orgId: string, fieldIds: string[]): Promise<string[]>;
   /** Items whose `fieldId` holds a value with one of these text keys (option, step or item ids). */

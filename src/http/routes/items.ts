@@ -1,9 +1,11 @@
 // /v0/collections/{collection_id}/items: list, search, create, retrieve, update (strategy headers), delete,
 // upsert, merge.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { prepareQuery, runQuery, type ItemPage } from '../../domain/item-reads.ts';
+import { prepareQuery, serveItem, serveQuery } from '../../domain/item-reads.ts';
+import { servedJson } from '../../domain/item-wire.ts';
+import { sendJson } from '../pagination.ts';
 import { ListOf, PageQuery, doc, NoContent } from '../schemas/common.ts';
-import { createItem, deleteItem, findItem, updateItem, upsertItem } from '../../domain/item-writes.ts';
+import { createItem, deleteItem, updateItem, upsertItem } from '../../domain/item-writes.ts';
 import { mergeItems } from '../../domain/item-merge.ts';
 import { fieldByKey, loadSchema, type CollectionSchema } from '../../domain/collection-schema.ts';
 import { AppError } from '../../domain/errors.ts';
@@ -18,7 +20,6 @@ import {
   SearchResult,
   StrategyHeaders,
   UpsertBody,
-  renderItem,
   strategiesOf,
 } from '../schemas/items.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -59,13 +60,13 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
   app.get(
     '/collections/:collection_id/items',
     { schema: { ...docs.listItems, params: CollectionParams, querystring: ItemListQuery, response: { 200: ListOf(ItemWire) } } },
-    async (req) => {
+    async (req, reply) => {
       const { sort, include, ...pageQuery } = req.query;
       const prepared = await prepareQuery(store, req.principal.orgId, req.params.collection_id, { sort: sort ?? [] }, () => ({ parameter: 'sort[]' }));
-      const only = include === undefined ? undefined : selectedFields(prepared.schema, include);
+      if (include !== undefined) prepared.include = selectedFields(prepared.schema, include);
       const list = listName(prepared.schema.collection.id, prepared.orderSignature);
-      const result = await runQuery(store, req.principal.orgId, prepared, listing.page(req, pageQuery, list));
-      return listing.envelope(req, list, result.page, (item) => renderItem(item, result.schema, only));
+      const result = await serveQuery(store, req.principal.orgId, prepared, listing.page(req, pageQuery, list));
+      return sendJson(reply, listing.envelopeJson(req, list, result.page, (item) => servedJson(item, result.schema, result.include)));
     },
   );
 
@@ -79,14 +80,12 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
         req.body ??= {};
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const prepared = await prepareQuery(store, req.principal.orgId, req.params.collection_id, req.body, (i) => ({ pointer: `/sort/${i}` }));
       const list = listName(prepared.schema.collection.id, prepared.orderSignature);
-      const result: ItemPage = await runQuery(store, req.principal.orgId, prepared, listing.page(req, req.query, list));
-      return listing.envelope(req, list, result.page, (item) => ({
-        type: 'search_result' as const,
-        data: renderItem(item, result.schema, result.include),
-      }));
+      const result = await serveQuery(store, req.principal.orgId, prepared, listing.page(req, req.query, list));
+      const json = listing.envelopeJson(req, list, result.page, (item) => `{"type":"search_result","data":${servedJson(item, result.schema, result.include)}}`);
+      return sendJson(reply, json);
     },
   );
 
@@ -94,23 +93,23 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     '/collections/:collection_id/items',
     { schema: { ...docs.createItem, params: CollectionParams, body: ItemValuesBody, response: { 201: ItemWire } } },
     async (req, reply) => {
-      const { item, schema } = await createItem(store, req.principal, req.params.collection_id, req.body, clock);
-      return reply.code(201).send(renderItem(item, schema));
+      const { json } = await createItem(store, req.principal, req.params.collection_id, req.body, clock);
+      return sendJson(reply, json, 201);
     },
   );
 
-  app.get('/collections/:collection_id/items/:id', { schema: { ...docs.retrieveItem, params: ItemParams, response: { 200: ItemWire } } }, async (req) => {
+  app.get('/collections/:collection_id/items/:id', { schema: { ...docs.retrieveItem, params: ItemParams, response: { 200: ItemWire } } }, async (req, reply) => {
     const schema = await loadSchema(store, req.principal.orgId, req.params.collection_id);
-    return renderItem(await findItem(store, schema, req.params.id), schema);
+    return sendJson(reply, servedJson(await serveItem(store, schema, req.params.id), schema));
   });
 
   app.patch(
     '/collections/:collection_id/items/:id',
     { schema: { ...docs.updateItem, params: ItemParams, headers: StrategyHeaders, body: ItemValuesBody, response: { 200: ItemWire } } },
-    async (req) => {
+    async (req, reply) => {
       const { collection_id, id } = req.params;
-      const { item, schema } = await updateItem(store, req.principal, collection_id, id, req.body, strategiesOf(req.headers), clock);
-      return renderItem(item, schema);
+      const { json } = await updateItem(store, req.principal, collection_id, id, req.body, strategiesOf(req.headers), clock);
+      return sendJson(reply, json);
     },
   );
 
@@ -124,16 +123,16 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     { schema: { ...docs.createUpdateItem, params: CollectionParams, headers: StrategyHeaders, body: UpsertBody, response: { 200: ItemWire, 201: ItemWire } } },
     async (req, reply) => {
       const result = await upsertItem(store, req.principal, req.params.collection_id, req.body, strategiesOf(req.headers), clock);
-      return reply.code(result.created ? 201 : 200).send(renderItem(result.item, result.schema));
+      return sendJson(reply, result.json, result.created ? 201 : 200);
     },
   );
 
   app.post(
     '/collections/:collection_id/items/merge',
     { schema: { ...docs.mergeTwoItems, params: CollectionParams, body: MergeBody, response: { 200: ItemWire } } },
-    async (req) => {
-      const { item, schema } = await mergeItems(store, req.principal, req.params.collection_id, req.body, clock);
-      return renderItem(item, schema);
+    async (req, reply) => {
+      const { json } = await mergeItems(store, req.principal, req.params.collection_id, req.body, clock);
+      return sendJson(reply, json);
     },
   );
 };

@@ -5,7 +5,9 @@ import { createView, getView, prepareViewQuery, viewItems } from '../../domain/v
 import { getCollection } from '../../domain/collections.ts';
 import { includesOf } from '../list-query.ts';
 import { ListOf, doc, EXTENSIONS_TAG } from '../schemas/common.ts';
-import { CollectionParams, ItemWire, renderItem } from '../schemas/items.ts';
+import { CollectionParams, ItemWire } from '../schemas/items.ts';
+import { servedJson } from '../../domain/item-wire.ts';
+import { sendJson } from '../pagination.ts';
 import { CreateViewBody, ViewItemsQuery, ViewParams, ViewQuery, ViewWire, renderView } from '../schemas/views.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -25,11 +27,11 @@ export const viewRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     return renderView(view, withCollection ? await getCollection(store, req.principal.orgId, view.collectionId) : undefined);
   });
 
-  app.get('/views/:id/items', { schema: { ...docs.listItemsView, params: ViewParams, querystring: ViewItemsQuery, response: { 200: ListOf(ItemWire) } } }, async (req) => {
+  app.get('/views/:id/items', { schema: { ...docs.listItemsView, params: ViewParams, querystring: ViewItemsQuery, response: { 200: ListOf(ItemWire) } } }, async (req, reply) => {
     const { view, prepared } = await prepareViewQuery(store, req.principal.orgId, req.params.id);
     const list = `views/${view.id}/${prepared.orderSignature}`;
     const result = await viewItems(store, req.principal.orgId, prepared, listing.page(req, req.query, list));
-    return listing.envelope(req, list, result.page, (item) => renderItem(item, result.schema));
+    return sendJson(reply, listing.envelopeJson(req, list, result.page, (item) => servedJson(item, result.schema)));
   });
 
   app.post(

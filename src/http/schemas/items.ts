@@ -1,9 +1,6 @@
 // Wire shapes of items (seed §2.4, reference §5.3): values keyed by field ref, `many` fields always arrays,
 // the system timestamps always present. Request bodies and the update-strategy headers.
 import { Type, type Static } from 'typebox';
-import { isTimestampField, valueContext, type CollectionSchema } from '../../domain/collection-schema.ts';
-import { renderValue } from '../../domain/field-types/index.ts';
-import type { Item } from '../../domain/items.ts';
 import type { Strategies } from '../../domain/item-values.ts';
 import { CollectionPointer, exampleOf, PageQuery } from './common.ts';
 import { MAX_SORT_KEYS } from '../../domain/filter/parse.ts';
@@ -116,20 +113,5 @@ export function strategiesOf(headers: Static<typeof StrategyHeaders>): Strategie
 export const ItemParams = Type.Object({ collection_id: Type.String(), id: Type.String() });
 export const CollectionParams = Type.Object({ collection_id: Type.String() });
 
-/** `only`, when given, limits the values to those field ids (search's `include`). */
-export function renderItem(item: Item, schema: CollectionSchema, only?: ReadonlySet<string>): ItemOut {
-  const values: Record<string, unknown> = {};
-  for (const field of schema.fields) {
-    if (only && !only.has(field.id)) continue;
-    if (isTimestampField(field)) {
-      values[field.ref] = { type: 'value/datetime', data: field.ref === 'created_at' ? item.createdAt : item.updatedAt };
-      continue;
-    }
-    const stored = item.values[field.id];
-    if (!stored || stored.length === 0) continue;
-    const context = valueContext(schema, field);
-    values[field.ref] = field.cardinality === 'many' ? stored.map((v) => renderValue(v, context)) : renderValue(stored[0], context);
-  }
-  const { collection } = schema;
-  return { id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref }, values };
-}
+/** Items are rendered by the domain, which also keeps each item's wire form stored (domain/item-wire.ts). */
+export { renderItem } from '../../domain/item-wire.ts';

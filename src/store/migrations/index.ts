@@ -19,6 +19,7 @@ import * as webhookDeliveries from './0015-webhook-deliveries.ts';
 import * as toolkit from './0016-toolkit.ts';
 import * as requestJournal from './0017-request-journal.ts';
 import * as webhookDeliveryRounds from './0018-webhook-delivery-rounds.ts';
+import * as itemWire from './0019-item-wire.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0016-toolkit': toolkit,
   '0017-request-journal': requestJournal,
   '0018-webhook-delivery-rounds': webhookDeliveryRounds,
+  '0019-item-wire': itemWire,
 };
 
 export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {

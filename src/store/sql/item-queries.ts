@@ -1,9 +1,10 @@
 // Item lists and searches in SQL: the checked filter becomes IN / NOT IN subqueries on the value index,
 // sort keys become joins on it (first value of each field; relation paths through the target item), and
 // pages are keyset ranges over (sort keys…, id).
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectExpression, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { FilterNode, ItemQuery, SortKey, ValueOp } from '../../domain/filter/ast.ts';
 import type { Item } from '../../domain/items.ts';
+import type { ServedItem } from '../../domain/item-wire.ts';
 import type { Page, PageRequest, SortValue } from '../../domain/pagination.ts';
 import type { Database } from './schema.ts';
 import { fetchSegments, type OrderKey, type Segment } from './keyset.ts';
@@ -101,11 +102,28 @@ function matchItems(eb: Eb, fieldId: string, probe: boolean, condition: (eb: Eb)
   return eb('i.id', negated ? 'not in' : 'in', values);
 }
 
-export async function queryItems(db: Kysely<Database>, orgId: string, query: ItemQuery, page: PageRequest): Promise<Page<Item>> {
+/**
+ * The columns a page reads: the values document, or — given the current wire tag — the stored wire form where
+ * it carries that tag and the document only where it does not.
+ */
+const pageColumns = (wireTag: string | undefined): SelectExpression<any, any>[] =>
+  wireTag === undefined
+    ? ['i.id', 'i.doc', 'i.created_at', 'i.updated_at']
+    : [
+        'i.id',
+        sql<string | null>`case when i.wire_tag = ${wireTag} then i.wire end`.as('wire'),
+        sql<string | null>`case when i.wire_tag = ${wireTag} then null else i.doc end`.as('doc'),
+        'i.created_at',
+        'i.updated_at',
+      ];
+
+export function queryItems(db: Kysely<Database>, orgId: string, query: ItemQuery, page: PageRequest): Promise<Page<Item>>;
+export function queryItems(db: Kysely<Database>, orgId: string, query: ItemQuery, page: PageRequest, wireTag: string): Promise<Page<ServedItem>>;
+export async function queryItems(db: Kysely<Database>, orgId: string, query: ItemQuery, page: PageRequest, wireTag?: string): Promise<Page<ServedItem>> {
   /** The collection's items that pass the filter, from `from` (which names them `i`). */
   const matching = (from: AnyQuery): AnyQuery => {
     const q = from
-      .select(['i.id', 'i.doc', 'i.created_at', 'i.updated_at'])
+      .select(pageColumns(wireTag))
       .where('i.org_id', '=', orgId)
       .where('i.collection_id', '=', query.collectionId);
     const filter = query.filter;
@@ -128,14 +146,12 @@ export async function queryItems(db: Kysely<Database>, orgId: string, query: Ite
   }));
   return {
     ...result,
-    rows: result.rows.map((r) => ({
-      id: r.id,
-      orgId,
-      collectionId: query.collectionId,
-      values: JSON.parse(r.doc),
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    })),
+    rows: result.rows.map(
+      (r): ServedItem =>
+        typeof r.wire === 'string'
+          ? { id: r.id, wire: r.wire }
+          : { id: r.id, orgId, collectionId: query.collectionId, values: JSON.parse(r.doc), createdAt: r.created_at, updatedAt: r.updated_at },
+    ),
   };
 }
 

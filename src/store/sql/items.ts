@@ -2,12 +2,17 @@
 import { sql, type ExpressionBuilder, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { queryItems } from './item-queries.ts';
 import type { IndexEntry, IndexKey, Item } from '../../domain/items.ts';
+import type { ServedItem } from '../../domain/item-wire.ts';
 import type { ItemRepo, LockMode } from '../../domain/ports/store.ts';
 import type { Database, ItemsTable } from './schema.ts';
 import type { Engine } from './sql-store.ts';
 import { writeTogether, type Write } from './write-together.ts';
 
-const toItem = (row: Selectable<ItemsTable>): Item => ({
+/** What an item is read with to be changed: everything but its wire form, which a write renders afresh. */
+const ITEM_COLUMNS = ['id', 'org_id', 'collection_id', 'doc', 'created_at', 'updated_at'] as const;
+type ItemRow = Pick<Selectable<ItemsTable>, (typeof ITEM_COLUMNS)[number]>;
+
+export const toItem = (row: ItemRow): Item => ({
   id: row.id,
   orgId: row.org_id,
   collectionId: row.collection_id,
@@ -91,20 +96,26 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
   const ids = async (query: { execute(): Promise<{ item_id: string }[]> }) => (await query.execute()).map((r) => r.item_id);
 
   return {
-    async insert(item, entries) {
+    async insert(item, wire, entries) {
       const row = {
         id: item.id,
         org_id: item.orgId,
         collection_id: item.collectionId,
         doc: JSON.stringify(item.values),
+        wire: wire.json,
+        wire_tag: wire.tag,
         created_at: item.createdAt,
         updated_at: item.updatedAt,
       };
       await withIndexRows((q) => q.insertInto('items').values(row), item.id, entries, insertRows);
     },
-    async update(item, entries, fieldIds, previous) {
+    async update(item, wire, entries, fieldIds, previous) {
       const saveDoc: Write = (q) =>
-        q.updateTable('items').set({ doc: JSON.stringify(item.values), updated_at: item.updatedAt }).where('id', '=', item.id).where('org_id', '=', item.orgId);
+        q
+          .updateTable('items')
+          .set({ doc: JSON.stringify(item.values), wire: wire.json, wire_tag: wire.tag, updated_at: item.updatedAt })
+          .where('id', '=', item.id)
+          .where('org_id', '=', item.orgId);
       const kept = fieldIds === undefined ? entries : entries.filter((e) => fieldIds.includes(e.fieldId));
       if (fieldIds !== undefined && previous !== undefined) {
         const { changed, shrunk } = indexChange(fieldIds, kept, previous);
@@ -129,13 +140,13 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
       await db.deleteFrom('items').where('org_id', '=', orgId).where('id', '=', id).execute();
     },
     async findMany(orgId, ids, lock) {
-      const rows: Selectable<ItemsTable>[] = [];
+      const rows: ItemRow[] = [];
       const mode = locking(lock);
       // Locks are taken batch after batch, so the batches follow one global order too.
       const ordered = mode ? [...new Set(ids)].sort() : ids;
       for (let i = 0; i < ordered.length; i += BATCH) {
         const batch = ordered.slice(i, i + BATCH);
-        const read = db.selectFrom('items').selectAll().where('org_id', '=', orgId).where('id', 'in', batch);
+        const read = db.selectFrom('items').select(ITEM_COLUMNS).where('org_id', '=', orgId).where('id', 'in', batch);
         if (mode === undefined) rows.push(...(await read.execute()));
         // KEY SHARE holders coexist and keep the row from being deleted or locked FOR UPDATE until they end.
         else if (mode === 'shared') rows.push(...(await read.orderBy('id').forKeyShare().execute()));
@@ -145,6 +156,18 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
       return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
     },
     query: (orgId, query, page) => queryItems(db, orgId, query, page),
+    serve: (orgId, query, page, wireTag) => queryItems(db, orgId, query, page, wireTag),
+    async serveOne(orgId, collectionId, id, wireTag): Promise<ServedItem | undefined> {
+      const row = await db
+        .selectFrom('items')
+        .select(['id', 'org_id', 'collection_id', 'wire', 'wire_tag', 'doc', 'created_at', 'updated_at'])
+        .where('id', '=', id)
+        .where('org_id', '=', orgId)
+        .where('collection_id', '=', collectionId)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return row.wire !== null && row.wire_tag === wireTag ? { id: row.id, wire: row.wire } : toItem(row);
+    },
     async idsWithValues(orgId, fieldIds) {
       return fieldIds.length === 0 ? [] : ids(itemsWithValues(orgId).where('v.field_id', 'in', fieldIds));
     },
@@ -180,7 +203,7 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
         .selectFrom('item_values as v')
         .select('v.item_id')
         .where((eb) => eb.or(keys.map(({ fieldId, key }) => holdsKey(eb, fieldId, key))));
-      const read = db.selectFrom('items').selectAll().where('org_id', '=', orgId).where('id', 'in', holders).orderBy('id');
+      const read = db.selectFrom('items').select(ITEM_COLUMNS).where('org_id', '=', orgId).where('id', 'in', holders).orderBy('id');
       const mode = locking(lock);
       const rows = await (mode === undefined ? read : mode === 'shared' ? read.forKeyShare() : read.forUpdate()).execute();
       return rows.map(toItem);

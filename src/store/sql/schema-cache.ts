@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import { changeCache, type ChangeCache } from '../../domain/change-cache.ts';
 import { newId } from '../../domain/ids.ts';
-import type { SchemaParts } from '../../domain/ports/store.ts';
+import type { Store, SchemaParts } from '../../domain/ports/store.ts';
 import type { Database } from './schema.ts';
 import type { Engine } from './sql-store.ts';
 
@@ -20,6 +20,19 @@ export async function bumpSchemaTag(db: Kysely<Database>, engine: Pick<Engine, '
 export async function readSchemaTag(db: Kysely<Database>, orgId: string): Promise<string | undefined> {
   const row = await db.selectFrom('organizations').select('schema_tag').where('id', '=', orgId).executeTakeFirst();
   return row?.schema_tag;
+}
+
+/** A collection's schema as its repositories hold it: what the cache keeps, and what migrations render items with. */
+export async function readSchemaParts(
+  repos: Pick<Store, 'collections' | 'fields' | 'funnels'>,
+  orgId: string,
+  collectionKey: string,
+): Promise<SchemaParts | undefined> {
+  const collection = await repos.collections.find(orgId, collectionKey);
+  if (!collection) return undefined;
+  const fields = await repos.fields.listByCollection(orgId, collection.id);
+  const funnelIds = [...new Set(fields.flatMap((f) => (f.config.funnelId ? [f.config.funnelId] : [])))];
+  return { collection, fields, funnels: await repos.funnels.findMany(orgId, funnelIds) };
 }
 
 export class SchemaCache {

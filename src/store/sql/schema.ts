@@ -76,6 +76,10 @@ export interface ItemsTable {
   collection_id: string;
   /** JSON: field id → array of stored values. */
   doc: string;
+  /** The item's wire form as answers send it (domain/item-wire.ts); null until the migration that added it fills it. */
+  wire: string | null;
+  /** The wire tag of the schema `wire` was rendered under; '' when there is none. */
+  wire_tag: Generated<string>;
   created_at: string;
   updated_at: string;
 }

@@ -3,7 +3,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { LockMode, SchemaParts, Store } from '../../domain/ports/store.ts';
-import { SchemaCache } from './schema-cache.ts';
+import { readSchemaParts, SchemaCache } from './schema-cache.ts';
 import type { Database } from './schema.ts';
 import { organizationRepo } from './organizations.ts';
 import { apiKeyRepo } from './api-keys.ts';
@@ -315,13 +315,9 @@ export class SqlStore implements Store {
 
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined> {
     // Under a shared schema lock the tag cannot change before the transaction ends: no need to read it again.
-    return this.schemaCache.get(this.db, orgId, collectionKey, this.heldSchemaTags.get(orgId), this.inTransaction, async () => {
-      const collection = await this.collections.find(orgId, collectionKey);
-      if (!collection) return undefined;
-      const fields = await this.fields.listByCollection(orgId, collection.id);
-      const funnelIds = [...new Set(fields.flatMap((f) => (f.config.funnelId ? [f.config.funnelId] : [])))];
-      return { collection, fields, funnels: await this.funnels.findMany(orgId, funnelIds) };
-    });
+    return this.schemaCache.get(this.db, orgId, collectionKey, this.heldSchemaTags.get(orgId), this.inTransaction, () =>
+      readSchemaParts(this, orgId, collectionKey),
+    );
   }
 
   async analyze(): Promise<void> {
