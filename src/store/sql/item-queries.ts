@@ -5,9 +5,10 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectE
 import type { FilterNode, ItemQuery, SortKey, ValueOp } from '../../domain/filter/ast.ts';
 import type { Item } from '../../domain/items.ts';
 import type { ServedItem } from '../../domain/item-wire.ts';
-import type { Page, PageRequest, SortValue } from '../../domain/pagination.ts';
+import type { Page, PageRequest, Position, SortValue } from '../../domain/pagination.ts';
 import type { Database } from './schema.ts';
-import { fetchSegments, type OrderKey, type Segment } from './keyset.ts';
+import { fetchSegments, type OrderKey, type Runner, type Segment } from './keyset.ts';
+import { slot, type Shapes } from './shapes.ts';
 
 type Eb = ExpressionBuilder<any, any>;
 type AnyQuery = SelectQueryBuilder<any, any, any>;
@@ -117,9 +118,91 @@ const pageColumns = (wireTag: string | undefined): SelectExpression<any, any>[] 
         'i.updated_at',
       ];
 
-export function queryItems(db: Kysely<Database>, orgId: string, query: ItemQuery, page: PageRequest): Promise<Page<Item>>;
-export function queryItems(db: Kysely<Database>, orgId: string, query: ItemQuery, page: PageRequest, wireTag: string): Promise<Page<ServedItem>>;
-export async function queryItems(db: Kysely<Database>, orgId: string, query: ItemQuery, page: PageRequest, wireTag?: string): Promise<Page<ServedItem>> {
+/** What a page read is made of. */
+interface PageRead {
+  orgId: string;
+  query: ItemQuery;
+  page: PageRequest;
+  wireTag: string | undefined;
+}
+
+/**
+ * The shape of a page read: the read with its values — organization, collection, wire tag, filter keys, the
+ * cursor's position — replaced by slots, and the values in slot order. Whatever the statements' building
+ * decides on stays in the shape: the filter's structure, fields and ops, the sort, the page size and
+ * direction, which cursor values are null, and the keys building looks into (a `contains` text is escaped
+ * into a pattern, and a prefix shorter than three characters is judged less selective).
+ */
+function shapeOf(read: PageRead): { shape: PageRead; values: unknown[] } {
+  const values: unknown[] = [];
+  const put = <T>(value: T): T => (values.push(value), slot(values.length - 1) as T);
+  const filter = (node: FilterNode): FilterNode => {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        return { ...node, filters: node.filters.map(filter) };
+      case 'not':
+        return { ...node, filter: filter(node.filter) };
+      case 'exists':
+        return node;
+      case 'value': {
+        const seen = node.op === 'contains' || node.op === 'not_contains' || (node.op === 'starts_with' && String(node.key).length < 3);
+        return seen ? node : { ...node, key: put(node.key) };
+      }
+    }
+  };
+  const position = (p: Position | undefined) => p && { key: p.key.map((k) => (k === null ? null : put(k))), id: put(p.id) };
+  const { orgId, query, page, wireTag } = read;
+  const shape: PageRead = {
+    orgId: put(orgId),
+    query: { ...query, collectionId: put(query.collectionId), ...(query.filter ? { filter: filter(query.filter) } : {}) },
+    page: { limit: page.limit, ...(page.after ? { after: position(page.after) } : {}), ...(page.before ? { before: position(page.before) } : {}) },
+    wireTag: wireTag === undefined ? undefined : put(wireTag),
+  };
+  return { shape, values };
+}
+
+export function queryItems(db: Kysely<Database>, shapes: Shapes, orgId: string, query: ItemQuery, page: PageRequest): Promise<Page<Item>>;
+export function queryItems(db: Kysely<Database>, shapes: Shapes, orgId: string, query: ItemQuery, page: PageRequest, wireTag: string): Promise<Page<ServedItem>>;
+export async function queryItems(
+  db: Kysely<Database>,
+  shapes: Shapes,
+  orgId: string,
+  query: ItemQuery,
+  page: PageRequest,
+  wireTag?: string,
+): Promise<Page<ServedItem>> {
+  // The statements are built once per shape, over slots, and run with this read's values.
+  const { shape, values } = shapeOf({ orgId, query, page, wireTag });
+  const key = `items.page ${JSON.stringify(shape)}`;
+  const segments = shapes.memo(key, () => pageSegments(db, shape));
+  const run: Runner = async (label, build) => (await db.executeQuery(shapes.statement(`${key} ${label}`, values, build))).rows;
+  // The position holds every sort key but the last, which is the id.
+  const sortValues = query.sort.length + (endsWithId(query) ? 0 : 1) - 1;
+  const result = await fetchSegments(
+    segments,
+    shape.page,
+    (row) => ({
+      key: Array.from({ length: sortValues }, (_, n) => (row[`k${n}`] ?? null) as SortValue),
+      id: row.id as string,
+    }),
+    run,
+  );
+  return {
+    ...result,
+    rows: result.rows.map(
+      (r): ServedItem =>
+        typeof r.wire === 'string'
+          ? { id: r.id, wire: r.wire }
+          : { id: r.id, orgId, collectionId: query.collectionId, values: JSON.parse(r.doc), createdAt: r.created_at, updatedAt: r.updated_at },
+    ),
+  };
+}
+
+const endsWithId = (query: ItemQuery) => query.sort[query.sort.length - 1]?.column === 'id';
+
+/** The stretches of the list a page read walks, as query builders. */
+function pageSegments(db: Kysely<Database>, { orgId, query, wireTag }: PageRead): Segment<any>[] {
   /** The collection's items that pass the filter, from `from` (which names them `i`). */
   const matching = (from: AnyQuery): AnyQuery => {
     const q = from
@@ -132,27 +215,10 @@ export async function queryItems(db: Kysely<Database>, orgId: string, query: Ite
   const [lead, ...rest] = query.sort;
   // Ties go by id in the first key's direction, so a descending list is its ascending one reversed and one
   // index walks both.
-  const idKey: OrderKey[] = query.sort[query.sort.length - 1]?.column === 'id' ? [] : [{ column: 'i.id', desc: lead?.desc ?? false }];
-  const segments =
-    lead && walksValueIndex(query, lead)
-      ? valueSegments(db, matching, lead, rest, idKey)
-      : [{ ...sortedBy(matching(db.selectFrom('items as i')), query.sort, 0, idKey), holds: () => true }];
-
-  // The position holds every sort key but the last, which is the id.
-  const sortValues = query.sort.length + idKey.length - 1;
-  const result = await fetchSegments(segments, page, (row) => ({
-    key: Array.from({ length: sortValues }, (_, n) => (row[`k${n}`] ?? null) as SortValue),
-    id: row.id as string,
-  }));
-  return {
-    ...result,
-    rows: result.rows.map(
-      (r): ServedItem =>
-        typeof r.wire === 'string'
-          ? { id: r.id, wire: r.wire }
-          : { id: r.id, orgId, collectionId: query.collectionId, values: JSON.parse(r.doc), createdAt: r.created_at, updatedAt: r.updated_at },
-    ),
-  };
+  const idKey: OrderKey[] = endsWithId(query) ? [] : [{ column: 'i.id', desc: lead?.desc ?? false }];
+  return lead && walksValueIndex(query, lead)
+    ? valueSegments(db, matching, lead, rest, idKey)
+    : [{ ...sortedBy(matching(db.selectFrom('items as i')), query.sort, 0, idKey), holds: () => true }];
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ItemRepo, LockMode } from '../../domain/ports/store.ts';
 import type { Database, ItemsTable } from './schema.ts';
 import type { Engine } from './sql-store.ts';
 import { writeTogether, type Write } from './write-together.ts';
+import { shapesOf, slot } from './shapes.ts';
 
 /** What an item is read with to be changed: everything but its wire form, which a write renders afresh. */
 const ITEM_COLUMNS = ['id', 'org_id', 'collection_id', 'doc', 'created_at', 'updated_at'] as const;
@@ -94,6 +95,7 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
       .where('i.org_id', '=', orgId)
       .where('v.field_id', '=', fieldId);
   const ids = async (query: { execute(): Promise<{ item_id: string }[]> }) => (await query.execute()).map((r) => r.item_id);
+  const shapes = shapesOf(engine);
 
   return {
     async insert(item, wire, entries) {
@@ -155,16 +157,18 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
       const byId = new Map(rows.map((r) => [r.id, toItem(r)]));
       return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
     },
-    query: (orgId, query, page) => queryItems(db, orgId, query, page),
-    serve: (orgId, query, page, wireTag) => queryItems(db, orgId, query, page, wireTag),
+    query: (orgId, query, page) => queryItems(db, shapes, orgId, query, page),
+    serve: (orgId, query, page, wireTag) => queryItems(db, shapes, orgId, query, page, wireTag),
     async serveOne(orgId, collectionId, id, wireTag): Promise<ServedItem | undefined> {
-      const row = await db
-        .selectFrom('items')
-        .select(['id', 'org_id', 'collection_id', 'wire', 'wire_tag', 'doc', 'created_at', 'updated_at'])
-        .where('id', '=', id)
-        .where('org_id', '=', orgId)
-        .where('collection_id', '=', collectionId)
-        .executeTakeFirst();
+      const statement = shapes.statement('items.serveOne', [id, orgId, collectionId], () =>
+        db
+          .selectFrom('items')
+          .select(['id', 'org_id', 'collection_id', 'wire', 'wire_tag', 'doc', 'created_at', 'updated_at'])
+          .where('id', '=', slot(0))
+          .where('org_id', '=', slot(1))
+          .where('collection_id', '=', slot(2)),
+      );
+      const [row] = (await db.executeQuery(statement)).rows;
       if (!row) return undefined;
       return row.wire !== null && row.wire_tag === wireTag ? { id: row.id, wire: row.wire } : toItem(row);
     },

@@ -30,13 +30,26 @@ export interface Segment<O> {
   holds(position: Position): boolean;
 }
 
+/**
+ * Runs the statement `build` makes; `label` names it among the statements of one page read, so a runner that
+ * prepares statements once per shape (item-queries.ts) can tell them apart. By default built and run each time.
+ */
+export type Runner = <R>(label: string, build: () => AnyQuery<R>) => Promise<R[]>;
+
+const buildEachTime: Runner = (_label, build) => build().execute();
+
 /** The rows of `query` on the page `request` asks for. `keys` must end with a unique key (the id). */
 export function fetchPage<O>(query: AnyQuery<O>, keys: OrderKey[], request: PageRequest, positionOf: (row: O) => Position): Promise<Page<O>> {
   return fetchSegments([{ query, keys, holds: () => true }], request, positionOf);
 }
 
 /** The page `request` asks for of the list the segments make in turn. */
-export async function fetchSegments<O>(segments: Segment<O>[], request: PageRequest, positionOf: (row: O) => Position): Promise<Page<O>> {
+export async function fetchSegments<O>(
+  segments: Segment<O>[],
+  request: PageRequest,
+  positionOf: (row: O) => Position,
+  run: Runner = buildEachTime,
+): Promise<Page<O>> {
   const backwards = request.before !== undefined;
   const anchor = request.before ?? request.after;
   const direction: Direction = backwards ? 'before' : 'after';
@@ -47,15 +60,21 @@ export async function fetchSegments<O>(segments: Segment<O>[], request: PageRequ
   const fetched: Record<string, unknown>[] = [];
   let behind: boolean | undefined;
   for (let i = from; i < walk.length && fetched.length <= request.limit; i++) {
-    const { query, keys } = walk[i]!;
-    let q: AnyQuery<any> = query;
-    if (anchor && i === from) {
-      // Whether rows lie at or behind the anchor (is there a page on the other side?) is asked in the same
-      // statement: an uncorrelated EXISTS the database evaluates once.
-      const atOrBehind = query.where((eb) => beyond(eb, keys, anchor, opposite, true));
-      q = q.where((eb) => beyond(eb, keys, anchor, direction)).select((eb) => eb.exists(probe(atOrBehind)).as(BEHIND));
-    }
-    const rows: Record<string, unknown>[] = await ordered(q, keys, backwards).limit(request.limit + 1 - fetched.length).execute();
+    const { keys } = walk[i]!;
+    const anchored = anchor !== undefined && i === from;
+    const limit = request.limit + 1 - fetched.length;
+    const build = () => {
+      const query: AnyQuery<any> = walk[i]!.query;
+      let q = query;
+      if (anchored) {
+        // Whether rows lie at or behind the anchor (is there a page on the other side?) is asked in the same
+        // statement: an uncorrelated EXISTS the database evaluates once.
+        const atOrBehind = query.where((eb) => beyond(eb, keys, anchor, opposite, true));
+        q = q.where((eb) => beyond(eb, keys, anchor, direction)).select((eb) => eb.exists(probe(atOrBehind)).as(BEHIND));
+      }
+      return ordered(q, keys, backwards).limit(limit);
+    };
+    const rows: Record<string, unknown>[] = await run(`rows ${i} ${anchored} ${limit}`, build);
     if (anchor && i === from && rows.length > 0) {
       behind = Number(rows[0]![BEHIND]) === 1;
       // The flag is the last column selected: removing it gives the rows back their plain shape.
@@ -73,20 +92,15 @@ export async function fetchSegments<O>(segments: Segment<O>[], request: PageRequ
   let otherSide = false;
   if (anchor && rows.length > 0) {
     // The anchor's segment had no rows beyond it: all of its rows, if any, are behind.
-    behind ??= await exists(walk[from]!.query);
-    otherSide = behind || (await anyRows(walk.slice(0, from)));
+    behind ??= await exists(walk, from, run);
+    otherSide = behind;
+    for (let i = 0; i < from && !otherSide; i++) otherSide = await exists(walk, i, run);
   }
   const page = backwards ? { rows, hasPrev: more, hasNext: otherSide } : { rows, hasPrev: otherSide, hasNext: more };
   return { ...page, start, end };
 }
 
 const BEHIND = 'behind_anchor';
-
-/** Whether any segment has a row at all. */
-async function anyRows<O>(segments: Segment<O>[]): Promise<boolean> {
-  for (const segment of segments) if (await exists(segment.query)) return true;
-  return false;
-}
 
 function ordered<O>(query: AnyQuery<O>, keys: OrderKey[], reverse: boolean): AnyQuery<O> {
   let q = query;
@@ -104,8 +118,9 @@ function probe<O>(query: AnyQuery<O>) {
   return query.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(1);
 }
 
-async function exists<O>(query: AnyQuery<O>): Promise<boolean> {
-  return (await probe(query).executeTakeFirst()) !== undefined;
+/** Whether segment `i` of `walk` has a row at all. */
+async function exists<O>(walk: Segment<O>[], i: number, run: Runner): Promise<boolean> {
+  return (await run(`exists ${i}`, () => probe(walk[i]!.query))).length > 0;
 }
 
 /**
