@@ -3,12 +3,15 @@
 // placeholders (`slot(i)`) where its values go, and compiled; later calls of the same shape put their values
 // in the placeholders' parameters and run the compiled SQL as it is (the drivers keep their prepared statements
 // by SQL text). A builder may branch on anything in the shape's key, never on a slot's value.
+import { randomBytes } from 'node:crypto';
 import { createQueryId, type CompiledQuery, type Compilable } from 'kysely';
 
-const MARK = '\u0000slot:';
+// Values a shape keeps in its key (a `contains` text) reach the statement too: a random part per process keeps
+// a request from writing a placeholder of its own into one.
+const MARK = `\u0000slot:${randomBytes(9).toString('base64url')}:`;
 const END = '\u0000';
 
-/** The placeholder of a shape's i-th value: a text no request can carry into a statement (it holds NUL). */
+/** The placeholder of a shape's i-th value: a text no request can carry into a statement. */
 export const slot = (i: number): string => `${MARK}${i}${END}`;
 
 /** Where a parameter takes its value from: slot `index`, followed by `suffix` (a prefix range's upper end). */
