@@ -107,7 +107,7 @@ function matchItems(eb: Eb, fieldId: string, probe: boolean, condition: (eb: Eb)
  * The columns a page reads: the values document, or — given the current wire tag — the stored wire form where
  * it carries that tag and the document only where it does not.
  */
-const pageColumns = (wireTag: string | undefined): SelectExpression<any, any>[] =>
+export const pageColumns = (wireTag: string | undefined): SelectExpression<any, any>[] =>
   wireTag === undefined
     ? ['i.id', 'i.doc', 'i.created_at', 'i.updated_at']
     : [
@@ -188,15 +188,13 @@ export async function queryItems(
     }),
     run,
   );
-  return {
-    ...result,
-    rows: result.rows.map(
-      (r): ServedItem =>
-        typeof r.wire === 'string'
-          ? { id: r.id, wire: r.wire }
-          : { id: r.id, orgId, collectionId: query.collectionId, values: JSON.parse(r.doc), createdAt: r.created_at, updatedAt: r.updated_at },
-    ),
-  };
+  return { ...result, rows: result.rows.map((r) => servedRow(r, orgId, query.collectionId)) };
+}
+
+/** An item of `pageColumns`: its stored wire form when that was current, otherwise the item. */
+export function servedRow(r: Record<string, any>, orgId: string, collectionId: string): ServedItem {
+  if (typeof r.wire === 'string') return { id: r.id, wire: r.wire };
+  return { id: r.id, orgId, collectionId, values: JSON.parse(r.doc), createdAt: r.created_at, updatedAt: r.updated_at };
 }
 
 const endsWithId = (query: ItemQuery) => query.sort[query.sort.length - 1]?.column === 'id';

@@ -1,6 +1,6 @@
 // Items table (the values document) and the item_values index kept beside it.
-import { sql, type ExpressionBuilder, type Kysely, type QueryCreator, type Selectable } from 'kysely';
-import { queryItems } from './item-queries.ts';
+import { sql, type ExpressionBuilder, type Kysely, type QueryCreator, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { pageColumns, queryItems, servedRow } from './item-queries.ts';
 import type { IndexEntry, IndexKey, Item } from '../../domain/items.ts';
 import type { ServedItem } from '../../domain/item-wire.ts';
 import type { ItemRepo, LockMode } from '../../domain/ports/store.ts';
@@ -160,17 +160,15 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
     query: (orgId, query, page) => queryItems(db, shapes, orgId, query, page),
     serve: (orgId, query, page, wireTag) => queryItems(db, shapes, orgId, query, page, wireTag),
     async serveOne(orgId, collectionId, id, wireTag): Promise<ServedItem | undefined> {
-      const statement = shapes.statement('items.serveOne', [id, orgId, collectionId], () =>
-        db
-          .selectFrom('items')
-          .select(['id', 'org_id', 'collection_id', 'wire', 'wire_tag', 'doc', 'created_at', 'updated_at'])
-          .where('id', '=', slot(0))
-          .where('org_id', '=', slot(1))
-          .where('collection_id', '=', slot(2)),
+      const statement = shapes.statement('items.serveOne', [wireTag, id, orgId, collectionId], () =>
+        (db.selectFrom('items as i') as SelectQueryBuilder<any, any, any>)
+          .select(pageColumns(slot(0)))
+          .where('i.id', '=', slot(1))
+          .where('i.org_id', '=', slot(2))
+          .where('i.collection_id', '=', slot(3)),
       );
       const [row] = (await db.executeQuery(statement)).rows;
-      if (!row) return undefined;
-      return row.wire !== null && row.wire_tag === wireTag ? { id: row.id, wire: row.wire } : toItem(row);
+      return row && servedRow(row as Record<string, any>, orgId, collectionId);
     },
     async idsWithValues(orgId, fieldIds) {
       return fieldIds.length === 0 ? [] : ids(itemsWithValues(orgId).where('v.field_id', 'in', fieldIds));
