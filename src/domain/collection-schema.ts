@@ -5,7 +5,7 @@ import type { Collection } from './collections.ts';
 import type { Field } from './fields.ts';
 import type { Funnel } from './funnels.ts';
 import type { ValueContext } from './field-types/index.ts';
-import type { Store } from './ports/store.ts';
+import type { SchemaParts, Store } from './ports/store.ts';
 
 export interface CollectionSchema {
   collection: Collection;
@@ -22,18 +22,36 @@ export function isTimestampField(field: Field): boolean {
   return field.kind === 'system' && field.readonly && TIMESTAMP_REFS.has(field.ref);
 }
 
+/** Schemas built from the store's parts, which the store hands out again while they are current. */
+const built = new WeakMap<SchemaParts, CollectionSchema>();
+
+function fromParts(parts: SchemaParts): CollectionSchema {
+  let schema = built.get(parts);
+  if (!schema) {
+    const { collection, fields, funnels } = parts;
+    schema = {
+      collection,
+      fields,
+      byRef: new Map(fields.map((f) => [f.ref, f])),
+      byId: new Map(fields.map((f) => [f.id, f])),
+      funnels: new Map(funnels.map((f) => [f.id, f])),
+    };
+    built.set(parts, schema);
+  }
+  return schema;
+}
+
 /** The collection's schema; anything but a collection of the organization is 404. */
 export async function loadSchema(store: Store, orgId: string, collectionKey: string): Promise<CollectionSchema> {
   const parts = await store.loadSchema(orgId, collectionKey);
   if (!parts) throw notFound();
-  const { collection, fields, funnels } = parts;
-  return {
-    collection,
-    fields,
-    byRef: new Map(fields.map((f) => [f.ref, f])),
-    byId: new Map(fields.map((f) => [f.id, f])),
-    funnels: new Map(funnels.map((f) => [f.id, f])),
-  };
+  return fromParts(parts);
+}
+
+/** The schema this process saw last for the collection, perhaps stale (`Store.recentSchema`). */
+export function recentSchema(store: Store, orgId: string, collectionKey: string): CollectionSchema | undefined {
+  const parts = store.recentSchema(orgId, collectionKey);
+  return parts && fromParts(parts);
 }
 
 /** A field by id or ref. */

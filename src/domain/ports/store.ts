@@ -352,6 +352,12 @@ export interface Store {
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;
   /**
+   * The collection's schema as this process last loaded it, perhaps no longer current; no query. For work
+   * begun before `loadSchema` answers (its reads then share a round trip with the schema's), which the caller
+   * keeps only where the current schema calls for exactly the same.
+   */
+  recentSchema(orgId: string, collectionKey: string): SchemaParts | undefined;
+  /**
    * Runs `fn` in one transaction; inside a transaction, joins it. Throwing rolls everything back. A
    * transaction the database aborts to break a deadlock or a serialization conflict runs again (a few times),
    * so `fn` must have no effects outside the store; a unique constraint's refusal becomes a `conflict`.

@@ -1,6 +1,6 @@
 // The one Store implementation: repositories over a Kysely handle, which is either the database or the
 // transaction in progress.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
 import type { LockMode, SchemaParts, Store } from '../../domain/ports/store.ts';
 import { SchemaCache } from './schema-cache.ts';
@@ -29,6 +29,11 @@ import { clockRepo, idempotencyRepo, snapshotRepo } from './toolkit.ts';
 import { journalRepo } from './journal.ts';
 import { subscriptionCache, webhookDeliveryRepo, webhookEndpointRepo, type SubscriptionCache } from './webhooks.ts';
 
+/** An answer still on its way; asking for it sends whatever the engine was holding back. */
+export interface Later<T> {
+  answer(): Promise<T>;
+}
+
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
   readonly name: string;
@@ -52,6 +57,12 @@ export interface Engine {
    * transactions already exclude each other (SQLite) needs to do nothing.
    */
   lock(db: Kysely<Database>, keys: readonly string[], mode: LockMode): Promise<void>;
+  /**
+   * Inside a transaction: sends a read without waiting for its answer, which its `answer` gives later,
+   * so the statements after it share its round trip (postgres/pipeline.ts). Absent where statements cost no
+   * round trip (SQLite).
+   */
+  readAhead?<R>(db: Kysely<Database>, query: Compilable<R>): Promise<Later<R[]>>;
   /**
    * What a driver error means, read from its code: `retry` — the database aborted the transaction to break a
    * deadlock, a serialization conflict or a busy lock, and running it again may succeed; `conflict` — a unique
@@ -113,8 +124,8 @@ const TRANSACTION_ATTEMPTS = 5;
 type RepoName = { [K in keyof Store]: Store[K] extends (...args: never[]) => unknown ? never : K }[keyof Store];
 
 export class SqlStore implements Store {
-  /** Schema tags read under a shared schema lock in this transaction, by organization. */
-  private readonly heldSchemaTags = new Map<string, string>();
+  /** Schema tags read under a shared schema lock in this transaction, by organization (perhaps still on their way). */
+  private readonly heldSchemaTags = new Map<string, Later<string | undefined>>();
   /** Whether this transaction wrote outbox rows due at once (the worker is woken when it commits). */
   private wroteOutbox = false;
 
@@ -306,22 +317,27 @@ export class SqlStore implements Store {
     // The organization's id is the key; no other lock key is a bare id.
     if (mode === 'exclusive') return this.engine.lock(this.db, [orgId], mode);
     // The tag is read after the lock is held, by a statement of its own: its snapshot then includes any schema
-    // change that held the lock exclusively. (On PostgreSQL both travel in one round trip: postgres/pipeline.ts;
-    // on SQLite, whose writers exclude each other, a tag remembered under an unmoved token serves.)
+    // change that held the lock exclusively. Nothing waits for it until the schema is loaded: on PostgreSQL it
+    // travels with the next statement waited for (postgres/pipeline.ts), which may be a read begun with the
+    // schema this process saw last (`recentSchema`); on SQLite, whose writers exclude each other, a tag
+    // remembered under an unmoved token serves.
     await this.engine.lock(this.db, [orgId], 'shared');
-    const tag = await this.schemaCache.tag(this.db, orgId, true);
-    if (tag !== undefined) this.heldSchemaTags.set(orgId, tag);
+    this.heldSchemaTags.set(orgId, await this.schemaCache.heldTag(this.db, orgId, this.engine.readAhead));
   }
 
-  loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined> {
+  async loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined> {
     // Under a shared schema lock the tag cannot change before the transaction ends: no need to read it again.
-    return this.schemaCache.get(this.db, orgId, collectionKey, this.heldSchemaTags.get(orgId), this.inTransaction, async () => {
+    return this.schemaCache.get(this.db, orgId, collectionKey, await this.heldSchemaTags.get(orgId)?.answer(), this.inTransaction, async () => {
       const collection = await this.collections.find(orgId, collectionKey);
       if (!collection) return undefined;
       const fields = await this.fields.listByCollection(orgId, collection.id);
       const funnelIds = [...new Set(fields.flatMap((f) => (f.config.funnelId ? [f.config.funnelId] : [])))];
       return { collection, fields, funnels: await this.funnels.findMany(orgId, funnelIds) };
     });
+  }
+
+  recentSchema(orgId: string, collectionKey: string): SchemaParts | undefined {
+    return this.schemaCache.recent(orgId, collectionKey);
   }
 
   async analyze(): Promise<void> {
