@@ -94,7 +94,10 @@ for (const engine of ENGINES) {
     it('refuses bad requests with pointers, and programs that are not published with trigger api', async () => {
       assertInvalid(await send({ program_template_id: template.id }), '/person');
       assertInvalid(await send({ person: {}, program_template_id: template.id }), '/person/email');
-      assertInvalid(await send({ person: { email: 'not an address' }, program_template_id: template.id }), '/person/email');
+      // Regression: the detail showed an item value ({"type": "value/email", …}), a shape this body does not take.
+      const detail = assertInvalid(await send({ person: { email: 'not an address' }, program_template_id: template.id }), '/person/email');
+      assert.match(detail, /^person\.email must be an email address such as "jane@example\.com", got "not an address"$/);
+      assert.doesNotMatch(assertInvalid(await send({ person: { email: ' ' }, program_template_id: template.id }), '/person/email'), /value\/email|clear/);
       assertInvalid(await send({ person: { email: 'a@example.com' } }), '/program_template_id');
       assertInvalid(await send({ person: { email: 'a@example.com' }, program_template_id: 'nope' }), '/program_template_id');
       for (const change of [{ status: 'draft' }, { status: 'paused' }, { status: 'published', trigger: 'broadcast' }]) {
