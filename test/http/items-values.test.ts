@@ -339,6 +339,10 @@ for (const engine of ENGINES) {
       it('an unknown ref → 422 at /values/<ref>', async () => {
         const detail = assertInvalid(await create({ nope: text('x') }), '/values/nope');
         assert.ok(detail.includes('nope'));
+        // Regression: the refs suggested included the readonly created_at and updated_at, which are refused.
+        const suggested = detail.split('such as ')[1]?.split(', ') ?? [];
+        assert.ok(suggested.length > 0, detail);
+        assert.ok(!suggested.includes('created_at') && !suggested.includes('updated_at'), detail);
       });
 
       it('writing the readonly created_at or updated_at → 422', async () => {
