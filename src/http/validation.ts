@@ -52,7 +52,7 @@ function describe(issue: SchemaIssue): string {
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'minLength':
-      return `must be at least ${String(p.limit)} characters long`;
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters long`;
     case 'maxLength':
       return `must be at most ${String(p.limit)} characters long`;
     case 'minimum':
