@@ -59,6 +59,9 @@ function messageExtras(type: string, facts: MessageFacts): Record<string, unknow
   switch (type) {
     case 'activity/program_message_sent':
       return { recipient_emails: [facts.email] };
+    case 'activity/program_message_bounced':
+      // A message has one recipient: the address that bounced. The bounce type is not reported to Tycho.
+      return { bounced_recipient_emails: [facts.email] };
     case 'activity/program_message_failed':
     case 'activity/program_message_shielded':
       return facts.reasonCode === null ? {} : { reason_code: facts.reasonCode };

@@ -210,7 +210,7 @@ for (const engine of ENGINES) {
       return feed.map((e: any) => e.payload).find((p: any) => p.program_message?.id === messageId);
     }
 
-    it('carry the optional properties of §7.5 the message knows: recipient_emails, reason_code, email', async () => {
+    it('carry the optional properties of §7.5 the message knows: recipient_emails, reason_code, email, bounced_recipient_emails', async () => {
       const p = await makeProgram(h);
       const t = await makeTemplate(h, p.id);
       const broken = await makeTemplate(h, (await makeProgram(h)).id, 'Hi', "{% include 'x' %}");
@@ -219,7 +219,7 @@ for (const engine of ENGINES) {
       const shielded = (await h.post('/v0/program_messages', { person: { email: 'gone@example.com' }, program_template_id: t.id })).body.id;
       const failed = (await h.post('/v0/program_messages', { person: { email: 'x@example.com' }, program_template_id: broken.id })).body.id;
       await sendDue(h.store, { now: new Date().toISOString() });
-      assert.equal((await h.post(`/v0/tycho/program_messages/${sent}/events`, { type: 'unsubscribed' })).status, 200);
+      for (const type of ['bounced', 'unsubscribed']) assert.equal((await h.post(`/v0/tycho/program_messages/${sent}/events`, { type })).status, 200);
 
       // Regression: only program_message and recipient were sent; the message's address and reason were lost.
       const sentPayload = await payload(sent, 'sent');
@@ -228,6 +228,7 @@ for (const engine of ENGINES) {
       assert.equal((await payload(shielded, 'shielded')).reason_code, 'email_on_unsubscribe_list');
       assert.equal((await payload(failed, 'failed')).reason_code, 'liquid_error');
       assert.equal((await payload(sent, 'unsubscribed')).email, 'Reader@example.com');
+      assert.deepEqual((await payload(sent, 'bounced')).bounced_recipient_emails, ['Reader@example.com']);
     });
   });
 
