@@ -18,6 +18,8 @@ import { deliverDue, type DeliveryObserver } from './domain/webhook-delivery.ts'
 export const IDLE_POLL_MS = 100;
 
 export interface DeliveryWorker {
+  /** Deliveries became due at once (committed elsewhere than in the worker's store): start a round now. */
+  wake(): void;
   /** Resolves when the attempts in flight have finished and the leases are released. */
   stop(): Promise<void>;
 }
@@ -70,13 +72,15 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
       });
   };
   // Called right after a commit: the round starts on a later turn, not inside the writer's call.
-  const stopWaking = store.onDeliveriesDue(() => {
+  const wake = () => {
     if (stopping.signal.aborted) return;
     if (round) wokenMeanwhile = true;
     else schedule(0);
-  });
+  };
+  const stopWaking = store.onDeliveriesDue(wake);
   tick();
   return {
+    wake,
     async stop() {
       stopping.abort();
       stopWaking();
