@@ -21,6 +21,11 @@ import { startDeliveryWorker, type DeliveryWorker } from './webhook-worker.ts';
 
 /** How long a thread that died waits before it is started again. */
 const RESTART_MS = 1000;
+/**
+ * PostgreSQL connections the thread's pool opens at most (besides its LISTEN connection): a round holds one
+ * only for a statement or the short transaction that records it, never while a request is in flight.
+ */
+export const THREAD_POOL_SIZE = 4;
 
 /** What the thread is started with (structured-cloned: plain data only). */
 interface ThreadData {
@@ -48,7 +53,8 @@ export interface DeliveryThreadOptions extends ThreadData {
 
 /** Starts delivery on a worker thread; `stop` resolves once it has ended. */
 export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryWorker {
-  const data: ThreadData = { database: options.database, webhookUrls: options.webhookUrls, ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}) };
+  const database = options.database.engine === 'postgres' ? { ...options.database, poolSize: Math.min(options.database.poolSize, THREAD_POOL_SIZE) } : options.database;
+  const data: ThreadData = { database, webhookUrls: options.webhookUrls, ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}) };
   let stopping = false;
   let thread: Worker;
   let exited!: Promise<void>;
