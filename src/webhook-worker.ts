@@ -1,11 +1,12 @@
-// The webhook delivery loop `tycho serve` runs: `deliverDue` again and again — at once while a round leaves
-// work due behind it, and as soon as the store says deliveries became due (a commit that wrote outbox rows, in
-// this process or, on PostgreSQL, another one); otherwise after a pause, which finds what no signal announced
-// (retries falling due, writes by processes that cannot signal). A round that sent everything it found is not
-// followed by another at once: that one would find nothing but what was announced meanwhile, which wakes it. An organization with a controlled clock has its deliveries
-// fall due on that clock (domain/due-times.ts); the list of such clocks is reread only when one changes.
-// Stopping lets the attempts in flight finish (at most the 30 s timeout), sends nothing new and releases the
-// endpoint leases, so another process picks the rest up.
+// The webhook delivery loop (`tycho serve` runs it on a thread of its own: webhook-thread.ts): `deliverDue`
+// again and again — at once while a round leaves work due behind it, and as soon as it is woken because
+// deliveries became due (a commit that wrote outbox rows, in this process or, on PostgreSQL, another one);
+// otherwise after a pause, which finds what no signal announced (retries falling due, writes by processes that
+// cannot signal). A round that sent everything it found is not followed by another at once: that one would find
+// nothing but what was announced meanwhile, which wakes it. An organization with a controlled clock has its
+// deliveries fall due on that clock (domain/due-times.ts); the list of such clocks is reread only when one
+// changes. Stopping lets the attempts in flight finish (at most the 30 s timeout), sends nothing new and
+// releases the endpoint leases, so another process picks the rest up.
 import { hostname } from 'node:os';
 import { realClock, type Clock } from './domain/clock.ts';
 import { controlledClocks } from './domain/org-clock.ts';
