@@ -31,7 +31,6 @@ export const THREAD_POOL_SIZE = 4;
 interface ThreadData {
   database: DatabaseLocation;
   webhookUrls: WebhookUrlPolicy;
-  pollMs?: number;
 }
 
 type ToThread = { kind: 'wake' } | { kind: 'stop' };
@@ -54,7 +53,7 @@ export interface DeliveryThreadOptions extends ThreadData {
 /** Starts delivery on a worker thread; `stop` resolves once it has ended. */
 export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryWorker {
   const database = options.database.engine === 'postgres' ? { ...options.database, poolSize: Math.min(options.database.poolSize, THREAD_POOL_SIZE) } : options.database;
-  const data: ThreadData = { database, webhookUrls: options.webhookUrls, ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}) };
+  const data: ThreadData = { database, webhookUrls: options.webhookUrls };
   let stopping = false;
   let thread: Worker;
   let exited!: Promise<void>;
@@ -134,7 +133,7 @@ export async function runDeliveryThread(): Promise<void> {
     report({ kind: 'error', error: { name: e.name, message: e.message, ...(e.stack ? { stack: e.stack } : {}) } });
   };
   const store = await openStore(data.database);
-  const worker = startDeliveryWorker(store, httpWebhookSender(data.webhookUrls), { observer, onError, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}) });
+  const worker = startDeliveryWorker(store, httpWebhookSender(data.webhookUrls), { observer, onError });
   // Messages sent before this listener existed were queued: a stop during start-up is not lost.
   port.on('message', (message: ToThread) => {
     if (message.kind === 'wake') return worker.wake();
