@@ -311,6 +311,9 @@ export interface WebhookDeliveryRepo {
 
 export type LockMode = 'exclusive' | 'shared';
 
+/** Whose commits of due deliveries `onDeliveriesDue` reports: every process's it can hear of, or this store's. */
+export type DueSource = 'any process' | 'this store';
+
 export interface Store {
   readonly organizations: OrganizationRepo;
   readonly apiKeys: ApiKeyRepo;
@@ -388,8 +391,8 @@ export interface Store {
   /**
    * Calls `listener` whenever webhook deliveries became due at once: right after each commit of this process
    * that wrote some, and on the engines that can tell (PostgreSQL), when another process's such commit is
-   * announced. Returns the function that stops the calls.
+   * announced (`from` 'this store': only this store's own commits). Returns the function that stops the calls.
    */
-  onDeliveriesDue(listener: () => void): () => void;
+  onDeliveriesDue(listener: () => void, from?: DueSource): () => void;
   close(): Promise<void>;
 }

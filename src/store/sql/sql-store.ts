@@ -2,7 +2,7 @@
 // transaction in progress.
 import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
-import type { LockMode, SchemaParts, Store } from '../../domain/ports/store.ts';
+import type { DueSource, LockMode, SchemaParts, Store } from '../../domain/ports/store.ts';
 import { SchemaCache } from './schema-cache.ts';
 import type { Database } from './schema.ts';
 import { organizationRepo } from './organizations.ts';
@@ -93,16 +93,22 @@ export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 
 /**
  * Who waits for committed webhook outbox rows (the delivery worker), shared by a store and its transactions.
- * While anybody waits, the engine's notices from other processes are passed on too.
+ * While anybody waits for every process's rows, the engine's notices from other processes are passed on too.
  */
 class OutboxSignal {
   private readonly listeners = new Set<() => void>();
+  /** Told only of this store's own commits (a host forwarding them to a worker that hears the notices itself). */
+  private readonly ownOnly = new Set<() => void>();
   private stopListening: (() => void) | undefined;
   constructor(private readonly engine: Engine) {}
 
-  subscribe(listener: () => void): () => void {
+  subscribe(listener: () => void, from: DueSource): () => void {
+    if (from === 'this store') {
+      this.ownOnly.add(listener);
+      return () => this.ownOnly.delete(listener);
+    }
     this.listeners.add(listener);
-    this.stopListening ??= this.engine.listen('webhook_deliveries', () => this.emit());
+    this.stopListening ??= this.engine.listen('webhook_deliveries', () => this.emit(false));
     return () => {
       this.listeners.delete(listener);
       if (this.listeners.size === 0) {
@@ -112,8 +118,9 @@ class OutboxSignal {
     };
   }
 
-  emit(): void {
+  emit(own = true): void {
     for (const listener of this.listeners) listener();
+    if (own) for (const listener of this.ownOnly) listener();
   }
 }
 
@@ -348,8 +355,8 @@ export class SqlStore implements Store {
     return this.engine.poolStats();
   }
 
-  onDeliveriesDue(listener: () => void): () => void {
-    return this.outbox.subscribe(listener);
+  onDeliveriesDue(listener: () => void, from: DueSource = 'any process'): () => void {
+    return this.outbox.subscribe(listener, from);
   }
 
   async ping(): Promise<void> {
