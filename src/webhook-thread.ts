@@ -19,6 +19,8 @@ import type { WebhookUrlPolicy } from './domain/webhook-urls.ts';
 import { httpWebhookSender } from './webhook-sender.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhook-worker.ts';
 
+/** How often a server whose thread has not started looks for pending deliveries it was not told of. */
+const IDLE_LOOK_MS = 2000;
 /** How long a thread that died waits before it is started again. */
 const RESTART_MS = 1000;
 /**
@@ -50,21 +52,27 @@ export interface DeliveryThreadOptions extends ThreadData {
   onReady?(threadId: number): void;
 }
 
-/** Starts delivery on a worker thread; `stop` resolves once it has ended. */
+/**
+ * Starts delivery on a worker thread; `stop` resolves once it has ended. The thread is started on demand: when
+ * deliveries are first written (by this process, or announced by another), or found pending (written before
+ * this process started, or by a process it cannot hear, such as a command on the same SQLite file). A server
+ * whose organizations send no webhooks pays nothing for it (a second V8 isolate, ~100 MB, and a second store).
+ */
 export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryWorker {
   const database = options.database.engine === 'postgres' ? { ...options.database, poolSize: Math.min(options.database.poolSize, THREAD_POOL_SIZE) } : options.database;
   const data: ThreadData = { database, webhookUrls: options.webhookUrls };
   let stopping = false;
-  let thread: Worker;
-  let exited!: Promise<void>;
+  let thread: Worker | undefined;
+  let exited: Promise<void> = Promise.resolve();
   let restart: NodeJS.Timeout | undefined;
   const start = () => {
     restart = undefined;
-    thread = new Worker(new URL('./webhook-thread.mjs', import.meta.url), { workerData: data });
-    thread.on('message', (message: FromThread) => {
+    const current = new Worker(new URL('./webhook-thread.mjs', import.meta.url), { workerData: data });
+    thread = current;
+    current.on('message', (message: FromThread) => {
       switch (message.kind) {
         case 'ready':
-          options.onReady?.(thread.threadId);
+          options.onReady?.(current.threadId);
           break;
         case 'attempts':
           for (const [outcome, seconds] of message.attempts) options.observer?.attempted(outcome, seconds);
@@ -73,12 +81,12 @@ export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryWor
           options.onError(Object.assign(new Error(message.error.message), message.error));
           break;
         case 'stopped':
-          void thread.terminate();
+          void current.terminate();
       }
     });
-    thread.on('error', (error) => options.onError(error));
+    current.on('error', (error) => options.onError(error));
     exited = new Promise((resolve) =>
-      thread.once('exit', (code) => {
+      current.once('exit', (code) => {
         if (!stopping) {
           options.onError(new Error(`the webhook delivery thread ended (exit code ${code}); starting it again in ${RESTART_MS} ms`));
           restart = setTimeout(start, RESTART_MS);
@@ -87,14 +95,37 @@ export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryWor
       }),
     );
   };
-  start();
+
+  // Until the thread runs: any announcement of due deliveries starts it, and so does a pending one found by
+  // a look now and then. Once it runs, its own store hears other processes and polls.
+  let stopHearing: (() => void) | undefined = options.store.onDeliveriesDue(() => begin());
+  const look = () =>
+    options.store.webhookDeliveries.pendingCount().then(
+      (pending) => pending > 0 && begin(),
+      (error: unknown) => options.onError(error),
+    );
+  const looking = setInterval(look, IDLE_LOOK_MS);
+  looking.unref();
+  void look();
+  const quiet = () => {
+    clearInterval(looking);
+    stopHearing?.();
+    stopHearing = undefined;
+  };
+  const begin = () => {
+    if (thread || stopping) return;
+    quiet();
+    start();
+  };
+
   let wakeQueued = false;
   const wake = () => {
+    if (!thread) return begin();
     if (wakeQueued) return;
     wakeQueued = true;
     setImmediate(() => {
       wakeQueued = false;
-      thread.postMessage({ kind: 'wake' } satisfies ToThread);
+      thread?.postMessage({ kind: 'wake' } satisfies ToThread);
     });
   };
   const stopWaking = options.store.onDeliveriesDue(wake, 'this store');
@@ -103,9 +134,10 @@ export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryWor
     async stop() {
       if (stopping) return exited;
       stopping = true;
+      quiet();
       stopWaking();
       if (restart) clearTimeout(restart);
-      else thread.postMessage({ kind: 'stop' } satisfies ToThread);
+      else thread?.postMessage({ kind: 'stop' } satisfies ToThread);
       await exited;
     },
   };

@@ -105,6 +105,36 @@ describe('webhooks with two processes on one PostgreSQL database', { skip: !proc
   });
 });
 
+describe('webhook delivery thread started on demand (SQLite file)', () => {
+  let dir: string;
+  let receiver: Receiver;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tycho-webhooks-demand-'));
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('delivers what a process it cannot hear recorded, once it finds it pending', async () => {
+    const env = { DATABASE_URL: join(dir, 'tycho.sqlite'), TYCHO_DATA_DIR: dir };
+    const deliverer = await startWith({ ...env, LOG_LEVEL: 'info' });
+    const writer = await startWith({ ...env, TYCHO_WEBHOOK_DELIVERY: 'off' });
+    try {
+      await subscribe(writer, receiver);
+      const id = await createPerson(writer, 'Heard of late');
+      await receiver.waitFor(1);
+      assert.equal(receiver.received[0]!.body.item.id, id);
+      assert.ok(receiver.received[0]!.verified);
+      assert.match(deliverer.output(), /webhook delivery runs on a worker thread/);
+    } finally {
+      assert.equal(await stopServer(writer, 'SIGTERM'), 0);
+      assert.equal(await stopServer(deliverer, 'SIGTERM'), 0);
+    }
+  });
+});
+
 for (const engine of ENGINES) {
   describe(`webhook delivery on a worker thread of serve (${engine})`, () => {
     let dir: string;
@@ -125,6 +155,7 @@ for (const engine of ENGINES) {
       const env = { DATABASE_URL: database?.url ?? join(dir, 'tycho.sqlite'), TYCHO_DATA_DIR: dir };
       const server = await startWith({ ...env, LOG_LEVEL: 'info' });
       const endpoint = await subscribe(server, receiver);
+      assert.doesNotMatch(server.output(), /webhook delivery runs on a worker thread/, 'no thread before there is anything to deliver');
       const ids = [await createPerson(server, 'Ada'), await createPerson(server, 'Bob'), await createPerson(server, 'Cy')];
       await receiver.waitFor(3);
       assert.deepEqual(receiver.received.map((r) => r.body.item.id), ids);
