@@ -5,11 +5,20 @@ import pg from 'pg';
 
 /** CPU time (user + system, in ms) the processes have used so far; 0 for one that has gone. */
 export function cpuMs(pids: number[]): number {
+  return ticksMs(pids.map((pid) => `/proc/${pid}/stat`));
+}
+
+/** CPU time (user + system, ms) of a process's main thread alone: its JavaScript event loop. */
+export function mainThreadCpuMs(pid: number): number {
+  return ticksMs([`/proc/${pid}/task/${pid}/stat`]);
+}
+
+function ticksMs(statFiles: string[]): number {
   let ticks = 0;
-  for (const pid of pids) {
+  for (const file of statFiles) {
     try {
       // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
       ticks += Number(fields[11]) + Number(fields[12]);
     } catch {
       // gone

@@ -1,8 +1,9 @@
 // `npm run bench:webhooks`: item creates through `tycho serve` with no webhook endpoint, then with one
 // endpoint subscribed to activity/item_created on a loopback receiver; prints req/s and latency of both runs,
-// Tycho's CPU time per create (its delivery work included: measured until every event has arrived) and the
-// delivery lag (receipt time minus the event's occurred_at) at p50 / p99 / max, saturating, at half the rate
-// reached without webhooks, and at a trickle of 10 creates per second. `--database postgres://…`
+// Tycho's CPU time per create (its delivery work included: measured until every event has arrived; and its
+// main thread's alone, the API's event loop) and the delivery lag (receipt time minus the event's occurred_at)
+// at p50 / p99 / max, saturating, at half the rate reached without webhooks, and at a trickle of 10 creates
+// per second. `--database postgres://…`
 // names a PostgreSQL server: the run gets a throw-away database of its own there; `--cpu-prof DIR` profiles the
 // server.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { cpuMs, postgresDatabase, postgresPids } from './measure.ts';
+import { cpuMs, mainThreadCpuMs, postgresDatabase, postgresPids } from './measure.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -110,12 +111,16 @@ async function main() {
   );
   const server = await start({ DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', TYCHO_DATA_DIR: dir });
   const pid = server.child.pid!;
-  /** CPU time per create in µs, Tycho's and (PostgreSQL) the database server's, from `before` until now. */
-  const cpuSince = (before: { tycho: number; db: number }, run: { created: number }) => ({
+  /**
+   * CPU time per create in µs, from `before` until now: Tycho's, its main thread's alone (the API's event loop;
+   * delivery runs on a thread of its own) and (PostgreSQL) the database server's.
+   */
+  const cpuSince = (before: { tycho: number; api: number; db: number }, run: { created: number }) => ({
     tycho: ((cpuMs([pid]) - before.tycho) * 1000) / run.created,
+    api: ((mainThreadCpuMs(pid) - before.api) * 1000) / run.created,
     db: postgres ? ((cpuMs(postgresPids()) - before.db) * 1000) / run.created : undefined,
   });
-  const cpuNow = () => ({ tycho: cpuMs([pid]), db: postgres ? cpuMs(postgresPids()) : 0 });
+  const cpuNow = () => ({ tycho: cpuMs([pid]), api: mainThreadCpuMs(pid), db: postgres ? cpuMs(postgresPids()) : 0 });
   try {
     let cpu = cpuNow();
     const without = await creates(server.url, 'Plain');
@@ -159,7 +164,7 @@ async function main() {
     const attemptLatency = attempts.data.map((a) => a.latency_ms).sort((a, b) => a - b);
     const engine = database.startsWith('postgres') ? 'PostgreSQL' : 'SQLite';
     console.log(`\nWebhooks benchmark — ${engine}, one process, ${connections} connections, ${duration} s per run`);
-    console.log(`${'run'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}${postgres ? ` ${'DB µs'.padStart(7)}` : ''}`);
+    console.log(`${'run'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)} ${'API µs'.padStart(7)}${postgres ? ` ${'DB µs'.padStart(7)}` : ''}`);
     const runs = [
       ['create item, no endpoint (saturating)', without, withoutCpu],
       ['create item, 1 endpoint (saturating)', withHook, withHookCpu],
@@ -168,10 +173,12 @@ async function main() {
     ] as const;
     for (const [name, r, c] of runs) {
       console.log(
-        `${name.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${c.tycho.toFixed(0).padStart(7)}${c.db !== undefined ? ` ${c.db.toFixed(0).padStart(7)}` : ''}`,
+        `${name.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${c.tycho.toFixed(0).padStart(7)} ${c.api.toFixed(0).padStart(7)}${c.db !== undefined ? ` ${c.db.toFixed(0).padStart(7)}` : ''}`,
       );
     }
-    console.log(`throughput with the endpoint: ${((withHook.rps / without.rps) * 100).toFixed(0)} % of the figure without; Tycho CPU per create ${((withHookCpu.tycho / withoutCpu.tycho) * 100).toFixed(0)} % of the figure without (delivery included)`);
+    console.log(
+      `throughput with the endpoint: ${((withHook.rps / without.rps) * 100).toFixed(0)} % of the figure without; Tycho CPU per create ${((withHookCpu.tycho / withoutCpu.tycho) * 100).toFixed(0)} % of the figure without (delivery included), its main thread's ${((withHookCpu.api / withoutCpu.api) * 100).toFixed(0)} %`,
+    );
     console.log(`saturating: ${saturatedLag}`);
     console.log(`trickle:    ${trickleLag}`);
     console.log(`sustained:  ${sustainedLag}; attempt latency (last 100) p50 ${percentile(attemptLatency, 50)} ms, p99 ${percentile(attemptLatency, 99)} ms`);

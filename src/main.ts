@@ -21,6 +21,7 @@ import type { Store } from './domain/ports/store.ts';
 import type { BlobStore } from './domain/ports/blob-store.ts';
 import { httpWebhookSender } from './webhook-sender.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhook-worker.ts';
+import { startDeliveryThread } from './webhook-thread.ts';
 
 class UsageError extends Error {}
 
@@ -533,13 +534,22 @@ async function serve(config: Config, io: Io): Promise<number> {
       .finally(() => (sending = undefined));
   }, PROGRAM_SEND_INTERVAL_MS);
   sender.unref();
-  // Webhook deliveries, unless other processes are left to send them (TYCHO_WEBHOOK_DELIVERY=off).
-  const worker: DeliveryWorker | undefined = config.webhookDelivery
-    ? startDeliveryWorker(runtime.store, webhookSender, {
-        observer: app.deliveryObserver,
-        onError: (error) => app.log.error({ err: error }, 'webhook delivery round failed'),
-      })
-    : undefined;
+  // Webhook deliveries, unless other processes are left to send them (TYCHO_WEBHOOK_DELIVERY=off): on a thread
+  // of their own (webhook-thread.ts), except from a database in memory, which no other connection can open.
+  const onDeliveryError = (error: unknown) => app.log.error({ err: error }, 'webhook delivery round failed');
+  const inMemory = config.database.engine === 'sqlite' && config.database.path === ':memory:';
+  const worker: DeliveryWorker | undefined = !config.webhookDelivery
+    ? undefined
+    : inMemory
+      ? startDeliveryWorker(runtime.store, webhookSender, { observer: app.deliveryObserver, onError: onDeliveryError })
+      : startDeliveryThread({
+          database: config.database,
+          webhookUrls: config.webhookUrls,
+          store: runtime.store,
+          observer: app.deliveryObserver,
+          onError: onDeliveryError,
+          onReady: (threadId) => app.log.info({ threadId }, 'webhook delivery runs on a worker thread'),
+        });
   const stopSweep = async () => {
     clearInterval(sweep);
     clearInterval(sender);

@@ -1,11 +1,12 @@
-// The webhook delivery loop `tycho serve` runs: `deliverDue` again and again — at once while a round leaves
-// work due behind it, and as soon as the store says deliveries became due (a commit that wrote outbox rows, in
-// this process or, on PostgreSQL, another one); otherwise after a pause, which finds what no signal announced
-// (retries falling due, writes by processes that cannot signal). A round that sent everything it found is not
-// followed by another at once: that one would find nothing but what was announced meanwhile, which wakes it. An organization with a controlled clock has its deliveries
-// fall due on that clock (domain/due-times.ts); the list of such clocks is reread only when one changes.
-// Stopping lets the attempts in flight finish (at most the 30 s timeout), sends nothing new and releases the
-// endpoint leases, so another process picks the rest up.
+// The webhook delivery loop (`tycho serve` runs it on a thread of its own: webhook-thread.ts): `deliverDue`
+// again and again — at once while a round leaves work due behind it, and as soon as it is woken because
+// deliveries became due (a commit that wrote outbox rows, in this process or, on PostgreSQL, another one);
+// otherwise after a pause, which finds what no signal announced (retries falling due, writes by processes that
+// cannot signal). A round that sent everything it found is not followed by another at once: that one would find
+// nothing but what was announced meanwhile, which wakes it. An organization with a controlled clock has its
+// deliveries fall due on that clock (domain/due-times.ts); the list of such clocks is reread only when one
+// changes. Stopping lets the attempts in flight finish (at most the 30 s timeout), sends nothing new and
+// releases the endpoint leases, so another process picks the rest up.
 import { hostname } from 'node:os';
 import { realClock, type Clock } from './domain/clock.ts';
 import { controlledClocks } from './domain/org-clock.ts';
@@ -18,6 +19,8 @@ import { deliverDue, type DeliveryObserver } from './domain/webhook-delivery.ts'
 export const IDLE_POLL_MS = 100;
 
 export interface DeliveryWorker {
+  /** Deliveries became due at once (committed elsewhere than in the worker's store): start a round now. */
+  wake(): void;
   /** Resolves when the attempts in flight have finished and the leases are released. */
   stop(): Promise<void>;
 }
@@ -70,13 +73,15 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
       });
   };
   // Called right after a commit: the round starts on a later turn, not inside the writer's call.
-  const stopWaking = store.onDeliveriesDue(() => {
+  const wake = () => {
     if (stopping.signal.aborted) return;
     if (round) wokenMeanwhile = true;
     else schedule(0);
-  });
+  };
+  const stopWaking = store.onDeliveriesDue(wake);
   tick();
   return {
+    wake,
     async stop() {
       stopping.abort();
       stopWaking();

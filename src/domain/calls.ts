@@ -2,7 +2,7 @@
 // People items by phone (the `phone` field's index key) and to the person's organization (the first relation
 // field of People into Organizations); those matches and the call's tags are links, not columns. Creation
 // records `activity/call_occurred` at the call's start, with the matched people as actors.
-import type { Cue as GenericCue, Recording as GenericRecording } from './recordings.ts';
+import { checkRecording, type Cue as GenericCue, type Recording as GenericRecording } from './recordings.ts';
 import { AppError, invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
@@ -12,7 +12,6 @@ import type { ItemAssociation } from './associations.ts';
 import { loadSchema, type CollectionSchema } from './collection-schema.ts';
 import { indexKey } from './items.ts';
 import { telephone } from './field-types/telephone.ts';
-import { url } from './field-types/text.ts';
 import { parseDateTime } from './field-types/dates.ts';
 import { ValueProblem } from './field-types/value-type.ts';
 import { checkTagPointers, type Tag } from './tagsets.ts';
@@ -140,12 +139,7 @@ function buildRecord(input: CallInput, current: CallRecord | undefined, orgId: s
     const id = reused >= 0 ? previous.splice(reused, 1)[0]!.id : newId();
     return { id, phone, role: p.role };
   });
-  const recordings = input.recordings?.map((r, i): Recording => {
-    if (r.content_type !== RECORDING_CONTENT_TYPE) {
-      throw invalidAt(`/recordings/${i}/content_type`, `content_type must be "${RECORDING_CONTENT_TYPE}"; got ${JSON.stringify(r.content_type)}`);
-    }
-    return { contentType: r.content_type, providerId: checkText(`/recordings/${i}/provider_id`, r.provider_id, PROVIDER_ID_MAX), url: checked(url, `/recordings/${i}/url`, 'url', r.url.trim()) };
-  });
+  const recordings = input.recordings?.map((r, i) => checkRecording(r, `/recordings/${i}`, RECORDING_CONTENT_TYPE));
   const transcript =
     input.transcript === undefined || input.transcript === null
       ? input.transcript

@@ -22,21 +22,11 @@ export function isTimestampField(field: Field): boolean {
   return field.kind === 'system' && field.readonly && TIMESTAMP_REFS.has(field.ref);
 }
 
-/**
- * Schemas by the parts they were built from: the store hands out the same parts while the schema is
- * unchanged, so its maps (and what is derived from it once, like the wire tag) are built once, not per request.
- */
+/** Schemas built from the store's parts, which the store hands out again while they are current. */
 const built = new WeakMap<SchemaParts, CollectionSchema>();
 
-/** The collection's schema; anything but a collection of the organization is 404. Callers must not change it. */
-export async function loadSchema(store: Store, orgId: string, collectionKey: string): Promise<CollectionSchema> {
-  const parts = await store.loadSchema(orgId, collectionKey);
-  if (!parts) throw notFound();
-  return schemaOf(parts);
-}
-
 /** The schema made of these parts (the same object for the same parts). */
-export function schemaOf(parts: SchemaParts): CollectionSchema {
+export function fromParts(parts: SchemaParts): CollectionSchema {
   let schema = built.get(parts);
   if (!schema) {
     const { collection, fields, funnels } = parts;
@@ -50,6 +40,19 @@ export function schemaOf(parts: SchemaParts): CollectionSchema {
     built.set(parts, schema);
   }
   return schema;
+}
+
+/** The collection's schema; anything but a collection of the organization is 404. */
+export async function loadSchema(store: Store, orgId: string, collectionKey: string): Promise<CollectionSchema> {
+  const parts = await store.loadSchema(orgId, collectionKey);
+  if (!parts) throw notFound();
+  return fromParts(parts);
+}
+
+/** The schema this process saw last for the collection, perhaps stale (`Store.recentSchema`). */
+export function recentSchema(store: Store, orgId: string, collectionKey: string): CollectionSchema | undefined {
+  const parts = store.recentSchema(orgId, collectionKey);
+  return parts && fromParts(parts);
 }
 
 /** A field by id or ref. */

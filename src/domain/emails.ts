@@ -1,21 +1,25 @@
 // Email addresses given outside item values (meeting participants, program recipients, unsubscribes): checked
-// like `value/email` data, with the error at the address's pointer.
+// like `value/email` data, with the error at the address's pointer. The detail names the property and shows a
+// plain address, since these bodies take the address itself, not a `{type, data}` value.
 import { invalidAt } from './errors.ts';
-import { parseValue, ValueProblem } from './field-types/index.ts';
+import { ValueProblem } from './field-types/index.ts';
+import { describeJson } from './field-types/value-type.ts';
+import { email } from './field-types/text.ts';
 
-/** A stand-in email field: such addresses are checked like email values. */
-const EMAIL_FIELD = {
-  id: 'address', orgId: '', collectionId: '', ref: 'email', name: 'Email', description: null, type: 'field/email' as const,
-  cardinality: 'one' as const, required: false, unique: false, readonly: false, kind: 'system' as const, config: {}, defaultValues: [],
-  createdAt: '', updatedAt: '',
-};
+/** The name a detail gives the property at `pointer`: `/person/email` → `person.email`. */
+const propertyAt = (pointer: string): string => pointer.slice(1).split('/').join('.');
 
 /** The address with its domain lower-cased; a 422 at `pointer` when `value` is not one. */
 export function emailAt(value: unknown, pointer: string): string {
+  // Checked here, as the value check's own message for these speaks of clearing a field.
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw invalidAt(pointer, `${propertyAt(pointer)} must be an email address such as "jane@example.com", got ${describeJson(value)}`);
+  }
   try {
-    return parseValue({ type: 'value/email', data: value }, { field: EMAIL_FIELD }) as string;
+    // An email's checks do not depend on a field's settings.
+    return email.parse(value, undefined as never) as string;
   } catch (error) {
-    if (error instanceof ValueProblem) throw invalidAt(pointer, `email ${error.detail}`);
+    if (error instanceof ValueProblem) throw invalidAt(pointer, `${propertyAt(pointer)} ${error.detail}`);
     throw error;
   }
 }

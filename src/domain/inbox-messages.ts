@@ -7,7 +7,7 @@ import { timestamp, type Clock } from './clock.ts';
 import { recordWrite } from './activity.ts';
 import { loadSchema } from './collection-schema.ts';
 import { indexKey } from './items.ts';
-import { parseValue, ValueProblem } from './field-types/index.ts';
+import { emailAt } from './emails.ts';
 import type { ItemAssociation } from './associations.ts';
 import type { Principal } from './api-keys.ts';
 import type { BodyInput } from './notes.ts';
@@ -116,25 +116,11 @@ async function recipients(store: Store, orgId: string, input: Partial<DraftInput
       continue;
     }
     for (const [i, recipient] of list.entries()) {
-      let email: string;
-      try {
-        email = parseValue({ type: 'value/email', data: recipient.email }, { field: EMAIL_FIELD }) as string;
-      } catch (error) {
-        if (error instanceof ValueProblem) throw invalidAt(`/${role}/${i}/email`, `email ${error.detail}`);
-        throw error;
-      }
-      result.push(await matchAddress(store, orgId, email, role));
+      result.push(await matchAddress(store, orgId, emailAt(recipient.email, `/${role}/${i}/email`), role));
     }
   }
   return result;
 }
-
-/** A stand-in email field: recipient addresses are checked like email values. */
-const EMAIL_FIELD = {
-  id: 'recipient', orgId: '', collectionId: '', ref: 'email', name: 'Email', description: null, type: 'field/email' as const,
-  cardinality: 'one' as const, required: false, unique: false, readonly: false, kind: 'system' as const, config: {}, defaultValues: [],
-  createdAt: '', updatedAt: '',
-};
 
 export async function createDraft(store: Store, principal: Principal, input: DraftInput, clock?: Clock): Promise<Message> {
   const orgId = principal.orgId;

@@ -29,12 +29,16 @@ export const MAX_VALUES_PER_FIELD = 1000;
 
 const escapePointer = (ref: string): string => ref.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** A few refs a values map may name: readonly fields would only be refused in turn. */
+const writableRefs = (schema: CollectionSchema): string =>
+  schema.fields.filter((f) => !f.readonly).slice(0, 5).map((f) => f.ref).join(', ');
+
 /** Checks every entry of a values map; `base` is where the map sits in the body (`/values`, `/identifiers`). */
 export function parseValueMap(schema: CollectionSchema, input: Record<string, unknown>, base = '/values'): FieldChange[] {
   return Object.entries(input).map(([key, raw]) => {
     const pointer = `${base}/${escapePointer(key)}`;
     const field = schema.byRef.get(key) ?? schema.byId.get(key);
-    if (!field) throw invalidAt(pointer, `${schema.collection.ref} has no field "${key}"; use a field ref such as ${[...schema.byRef.keys()].slice(0, 5).join(', ')}`);
+    if (!field) throw invalidAt(pointer, `${schema.collection.ref} has no field "${key}"; use a field ref such as ${writableRefs(schema)}`);
     if (field.readonly) throw invalidAt(pointer, `${field.ref} is readonly and set by the service`);
     if (raw === null) return { field, values: null, pointers: [] };
     const list = Array.isArray(raw) ? raw : [raw];

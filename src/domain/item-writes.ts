@@ -6,10 +6,10 @@
 import { AppError, invalidAt, notFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
-import { loadSchema, type CollectionSchema } from './collection-schema.ts';
+import { loadSchema, recentSchema, type CollectionSchema } from './collection-schema.ts';
 import { applyChanges, checkRequired, defaultChanges, parseValueMap, REPLACE, type FieldChange, type Strategies } from './item-values.ts';
 import { removeRelationsTo, resolveRelationTargets, syncTwoWay } from './item-relations.ts';
-import { indexEntries, indexKey, type Item } from './items.ts';
+import { indexEntries, indexKey, type IndexKey, type Item } from './items.ts';
 import { constituent, recordActivity } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { LockMode, Store } from './ports/store.ts';
@@ -38,8 +38,23 @@ export interface UpsertInput {
 /** The item `id` of the schema's collection, locked exclusive when `lock` says so; 404 when there is none. */
 export async function findItem(store: Store, schema: CollectionSchema, id: string, lock?: LockMode): Promise<Item> {
   const [item] = await store.items.findMany(schema.collection.orgId, [id], lock);
+  return inCollection(schema, item);
+}
+
+function inCollection(schema: CollectionSchema, item: Item | undefined): Item {
   if (!item || item.collectionId !== schema.collection.id) throw notFound();
   return item;
+}
+
+/**
+ * The collection's schema and the item `id`, locked exclusive: a concurrent writer of the item is either
+ * complete or not begun. The item's read does not depend on the schema, so it shares the schema's round trip.
+ */
+async function schemaAndLockedItem(tx: Store, orgId: string, collectionKey: string, id: string): Promise<{ schema: CollectionSchema; item: Item }> {
+  await tx.lockSchema(orgId, 'shared');
+  const [found] = await tx.items.findMany(orgId, [id], 'exclusive');
+  const schema = await loadSchema(tx, orgId, collectionKey);
+  return { schema, item: inCollection(schema, found) };
 }
 
 export function createItem(store: Store, principal: Principal, collectionKey: string, input: ValuesInput, clock?: Clock): Promise<ItemView> {
@@ -66,10 +81,7 @@ export async function updateItem(
   clock?: Clock,
 ): Promise<ItemView> {
   return store.transaction(async (tx) => {
-    await tx.lockSchema(principal.orgId, 'shared');
-    const schema = await loadSchema(tx, principal.orgId, collectionKey);
-    // Read under its lock: a concurrent update of the item is either complete or not begun.
-    const item = await findItem(tx, schema, id, 'exclusive');
+    const { schema, item } = await schemaAndLockedItem(tx, principal.orgId, collectionKey, id);
     const changes = parseValueMap(schema, input.values);
     return { ...(await changeItem(tx, schema, item, changes, strategies, timestamp(clock))), schema };
   });
@@ -77,10 +89,8 @@ export async function updateItem(
 
 export async function deleteItem(store: Store, principal: Principal, collectionKey: string, id: string): Promise<void> {
   await store.transaction(async (tx) => {
-    await tx.lockSchema(principal.orgId, 'shared');
-    const schema = await loadSchema(tx, principal.orgId, collectionKey);
     // Exclusive on the item: writers pointing relations at it hold it (shared) while they check it exists.
-    const item = await findItem(tx, schema, id, 'exclusive');
+    const { item } = await schemaAndLockedItem(tx, principal.orgId, collectionKey, id);
     await tx.items.delete(principal.orgId, item.id);
     await removeRelationsTo(tx, principal.orgId, item.id);
     // Notes, files (and later calls, meetings) associated with the item no longer list it.
@@ -99,22 +109,14 @@ export async function upsertItem(
 ): Promise<ItemView & { created: boolean }> {
   return store.transaction(async (tx) => {
     await tx.lockSchema(principal.orgId, 'shared');
+    // Matched with the schema this process saw last, in the round trip that confirms the current one.
+    const early = await matchEarly(tx, principal.orgId, collectionKey, input.identifiers);
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
-    const identifiers = parseValueMap(schema, input.identifiers, '/identifiers').filter((c) => c.values);
-    const identifierCount = identifiers.reduce((n, c) => n + (c.values?.length ?? 0), 0);
-    if (identifierCount > MAX_IDENTIFIERS) {
-      throw invalidAt('/identifiers', `an upsert matches on at most ${MAX_IDENTIFIERS} identifier values, got ${identifierCount}`);
-    }
-    if (identifiers.length === 0) {
-      throw invalidAt('/identifiers', 'identifiers must map at least one field ref to a value, e.g. {"email": {"type": "value/email", "data": "jane@example.com"}}');
-    }
+    const identifiers = identifierChanges(schema, input.identifiers);
     await resolveRelationTargets(tx, principal.orgId, identifiers);
-    // Upserts on a shared identifier value run one at a time, so exactly one of them creates the item;
-    // upserts on other values do not wait.
-    await tx.lock(identifiers.flatMap(({ field, values }) => values!.map((value) => valueLock(field, value))));
-    // Matched and locked in one step; an item deleted meanwhile is not matched, so the upsert creates.
-    const keys = identifiers.flatMap(({ field, values }) => values!.map((value) => ({ fieldId: field.id, key: indexKey(field, value) })));
-    const matches = await tx.items.withKeys(principal.orgId, keys, 'exclusive');
+    const match = identifierMatch(identifiers);
+    // The early statements count only if the current schema asks for exactly the same, in the same order.
+    const matches = early?.match.signature === match.signature ? early.items : await lockAndMatch(tx, principal.orgId, match);
     if (matches.length > 1) {
       throw new AppError('conflict', `the identifiers match ${matches.length} items (${matches.slice(0, 5).map((m) => m.id).join(', ')}); make them specific to one item`);
     }
@@ -128,6 +130,62 @@ export async function upsertItem(
     }
     return { ...(await changeItem(tx, schema, item, changes, strategies, now)), schema, created: false };
   });
+}
+
+/** The identifier values of an upsert, checked against the collection's schema. */
+function identifierChanges(schema: CollectionSchema, input: Record<string, unknown>): FieldChange[] {
+  const identifiers = parseValueMap(schema, input, '/identifiers').filter((c) => c.values);
+  const identifierCount = identifiers.reduce((n, c) => n + (c.values?.length ?? 0), 0);
+  if (identifierCount > MAX_IDENTIFIERS) {
+    throw invalidAt('/identifiers', `an upsert matches on at most ${MAX_IDENTIFIERS} identifier values, got ${identifierCount}`);
+  }
+  if (identifiers.length === 0) {
+    throw invalidAt('/identifiers', 'identifiers must map at least one field ref to a value, e.g. {"email": {"type": "value/email", "data": "jane@example.com"}}');
+  }
+  return identifiers;
+}
+
+interface IdentifierMatch {
+  locks: string[];
+  keys: { fieldId: string; key: IndexKey }[];
+  /** Says which statements `lockAndMatch` sends: equal signatures, equal statements. */
+  signature: string;
+}
+
+function identifierMatch(identifiers: FieldChange[]): IdentifierMatch {
+  const locks = identifiers.flatMap(({ field, values }) => values!.map((value) => valueLock(field, value)));
+  const keys = identifiers.flatMap(({ field, values }) => values!.map((value) => ({ fieldId: field.id, key: indexKey(field, value) })));
+  return { locks, keys, signature: JSON.stringify([locks, keys]) };
+}
+
+/**
+ * Upserts on a shared identifier value run one at a time, so exactly one of them creates the item; upserts on
+ * other values do not wait. Matched and locked in one step; an item deleted meanwhile is not matched, so the
+ * upsert creates.
+ */
+async function lockAndMatch(tx: Store, orgId: string, { locks, keys }: IdentifierMatch): Promise<Item[]> {
+  await tx.lock(locks);
+  return tx.items.withKeys(orgId, keys, 'exclusive');
+}
+
+/**
+ * The identifier match as the schema this process saw last asks for it, sent before the current schema is
+ * known; undefined where that schema is unknown, rejects the identifiers, or needs reads first (relations).
+ */
+async function matchEarly(tx: Store, orgId: string, collectionKey: string, input: Record<string, unknown>): Promise<{ match: IdentifierMatch; items: Item[] } | undefined> {
+  const recent = recentSchema(tx, orgId, collectionKey);
+  if (!recent) return undefined;
+  let identifiers: FieldChange[];
+  try {
+    identifiers = identifierChanges(recent, input);
+  } catch (error) {
+    // Judged again against the current schema, which answers for it.
+    if (error instanceof AppError) return undefined;
+    throw error;
+  }
+  if (identifiers.some((c) => c.field.type === 'field/relation')) return undefined;
+  const match = identifierMatch(identifiers);
+  return { match, items: await lockAndMatch(tx, orgId, match) };
 }
 
 /** An item as written: the item, and its wire form's JSON as stored with it. */

@@ -7,7 +7,7 @@
 // are read (those shown, and a bounded batch of the organization's others), and by the periodic sweep `serve`
 // runs (recordMeetingsHeld). A conditional update of `held_at` decides who records it, so it is recorded
 // once, whatever the number of readers and processes.
-import type { Cue as GenericCue, Recording as GenericRecording } from './recordings.ts';
+import { checkRecording, type Cue as GenericCue, type Recording as GenericRecording } from './recordings.ts';
 import { invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, systemClock, type Clock } from './clock.ts';
@@ -320,20 +320,12 @@ export async function listMeetings(store: Store, orgId: string, where: { iCalUid
 
 /** Adds a recording (only `video/mp4`), a transcript, and/or replaces the tags. */
 export async function updateMeeting(store: Store, orgId: string, id: string, patch: MeetingPatch, clock: Clock = systemClock): Promise<MeetingView> {
-  if (patch.recording && patch.recording.content_type !== 'video/mp4') {
-    throw invalidAt('/recording/content_type', `only "video/mp4" recordings are accepted, got ${JSON.stringify(patch.recording.content_type)}`);
-  }
+  const recording = patch.recording ? checkRecording(patch.recording, '/recording', 'video/mp4') : undefined;
   const view = await store.transaction(async (tx) => {
     await tx.lock([recordLock('meeting', id)]);
     const current = await orNotFound(tx.meetings.find(orgId, id));
     const next: Meeting = { ...current, updatedAt: timestamp(clock) };
-    if (patch.recording) {
-      next.recording = {
-        contentType: 'video/mp4',
-        providerId: required(patch.recording.provider_id, '/recording/provider_id', 'provider_id'),
-        url: required(patch.recording.url, '/recording/url', 'url', 8192),
-      };
-    }
+    if (recording) next.recording = recording;
     if (patch.transcript) {
       const t = patch.transcript;
       next.transcript = {

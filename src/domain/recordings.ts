@@ -1,10 +1,42 @@
 // What calls and meetings keep from their providers alike: recordings and transcript cues.
+import { invalidAt } from './errors.ts';
+import { ValueProblem } from './field-types/index.ts';
+import { url } from './field-types/text.ts';
 
 /** A recording the provider holds; only its address and type are kept. */
 export interface Recording<ContentType extends string = string> {
   contentType: ContentType;
   providerId: string;
   url: string;
+}
+
+/** A recording as a request gives it. */
+export interface RecordingInput {
+  content_type: string;
+  provider_id: string;
+  url: string;
+}
+
+/** Provider ids are kept verbatim and at most this long. */
+const PROVIDER_ID_MAX = 255;
+
+/**
+ * A recording of the one content type the resource takes, with its provider id and a URL with a scheme (the
+ * check of `value/uri/url` data: clients open it as a link); a 422 at the property under `pointer` otherwise.
+ */
+export function checkRecording<C extends string>(input: RecordingInput, pointer: string, contentType: C): Recording<C> {
+  if (input.content_type !== contentType) {
+    throw invalidAt(`${pointer}/content_type`, `content_type must be "${contentType}", the only type accepted; got ${JSON.stringify(input.content_type)}`);
+  }
+  if (input.provider_id.trim() === '' || input.provider_id.length > PROVIDER_ID_MAX) {
+    throw invalidAt(`${pointer}/provider_id`, `provider_id must be the provider's id of the recording, 1 to ${PROVIDER_ID_MAX} characters and not blank`);
+  }
+  try {
+    return { contentType, providerId: input.provider_id, url: url.parse(input.url, undefined as never) as string };
+  } catch (error) {
+    if (error instanceof ValueProblem) throw invalidAt(`${pointer}/url`, `url ${error.detail}`);
+    throw error;
+  }
 }
 
 /** A transcript cue: seconds from the start, the text, and who spoke (each resource says how). */

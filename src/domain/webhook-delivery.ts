@@ -16,7 +16,7 @@ import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
 import type { WebhookResult, WebhookSender } from './ports/webhook-sender.ts';
 import type { Activity } from './activity.ts';
-import { activityIdOf, messageId, webhookPayload } from './webhook-events.ts';
+import { activityIdOf, messageId, payloadOf } from './webhook-events.ts';
 import { getEndpoint, type WebhookEndpoint } from './webhook-endpoints.ts';
 import { clockIn, dueTimes, inOrgTime, type DueScope } from './due-times.ts';
 import { DUE_AT_ONCE, pendingDelivery, type DeliveryStatus, type WebhookDelivery } from './webhook-outbox.ts';
@@ -137,7 +137,7 @@ export async function deliverDue(store: Store, sender: WebhookSender, options: D
           if (!(await store.webhookEndpoints.renewLease(endpoint.id, owner, leaseUntil()))) break;
           renewedAt = leaseClock().getTime();
         }
-        const attempt = await send(sender, endpoint, delivery, activity, clock);
+        const attempt = await send(sender, endpoint, delivery, activity && { activity, body: JSON.stringify(await payloadOf(store, activity)) }, clock);
         sent.push(attempt);
         // A failure ends the endpoint's round: its later events wait, so they do not overtake it needlessly.
         if (!attempt.ok) break;
@@ -177,14 +177,14 @@ interface Sent {
   ok: boolean;
 }
 
-async function send(sender: WebhookSender, endpoint: WebhookEndpoint, delivery: WebhookDelivery, activity: Activity | undefined, clock: Clock): Promise<Sent> {
+async function send(sender: WebhookSender, endpoint: WebhookEndpoint, delivery: WebhookDelivery, event: { activity: Activity; body: string } | undefined, clock: Clock): Promise<Sent> {
   const startedAt = clock();
   // Activities are never deleted; a missing one is a failed attempt rather than a stuck queue.
-  const result = activity
-    ? await sender.send({ url: endpoint.url, secret: endpoint.secret, messageId: messageId(activity.id), body: JSON.stringify(webhookPayload(activity)) })
+  const result = event
+    ? await sender.send({ url: endpoint.url, secret: endpoint.secret, messageId: messageId(event.activity.id), body: event.body })
     : { statusCode: null, latencyMs: 0, error: 'the event no longer exists', responseExcerpt: null };
   const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-  return { delivery, eventType: activity?.type ?? '', startedAt, result, ok };
+  return { delivery, eventType: event?.activity.type ?? '', startedAt, result, ok };
 }
 
 /**

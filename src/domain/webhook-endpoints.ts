@@ -50,7 +50,8 @@ export async function createEndpoint(store: Store, orgId: string, input: Endpoin
     url: checkWebhookUrl(input.url, policy),
     status: input.status ?? 'enabled',
     secret: newSecret(),
-    subscriptions: checkSubscriptions(input.subscriptions ?? [], []),
+    // A new endpoint has no subscriptions to change: ids (say, copied from another endpoint) are ignored.
+    subscriptions: checkSubscriptions((input.subscriptions ?? []).map((s) => ({ event_type: s.event_type })), []),
     failingSince: null,
     createdAt: now,
     updatedAt: now,
@@ -86,15 +87,29 @@ export async function deleteEndpoint(store: Store, orgId: string, id: string): P
   });
 }
 
+/**
+ * The new set of subscriptions, in the order given, one per event type (repeats collapse). An entry with `id`
+ * changes that subscription of the endpoint, which keeps its id (another id → 422 at its pointer); one without
+ * keeps the id of the subscription that had its event type, unless an entry with an id took that one.
+ */
 function checkSubscriptions(inputs: { event_type: string; id?: string }[], current: WebhookSubscription[]): WebhookSubscription[] {
-  const result: WebhookSubscription[] = [];
+  const claimed = new Set<string>();
   for (const [i, input] of inputs.entries()) {
     if (!EVENT_TYPES.has(input.event_type)) {
       throw invalidAt(`/subscriptions/${i}/event_type`, `event_type must be one of the activity types: ${ACTIVITY_TYPES.join(', ')}; got "${input.event_type}"`);
     }
+    if (input.id === undefined) continue;
+    if (!current.some((s) => s.id === input.id)) {
+      throw invalidAt(`/subscriptions/${i}/id`, `id "${input.id}" names no subscription of this endpoint; send the id of one of its subscriptions, or leave id out to add one`);
+    }
+    if (claimed.has(input.id)) throw invalidAt(`/subscriptions/${i}/id`, `id "${input.id}" is given twice; each subscription can be changed once`);
+    claimed.add(input.id);
+  }
+  const result: WebhookSubscription[] = [];
+  for (const input of inputs) {
     if (result.some((s) => s.eventType === input.event_type)) continue;
-    const kept = current.find((s) => s.eventType === input.event_type);
-    result.push({ id: kept?.id ?? newId(), eventType: input.event_type });
+    const kept = input.id ?? current.find((s) => s.eventType === input.event_type && !claimed.has(s.id))?.id;
+    result.push({ id: kept ?? newId(), eventType: input.event_type });
   }
   return result;
 }

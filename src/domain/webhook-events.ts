@@ -48,11 +48,45 @@ const SHAPES: Record<string, Shape> = {
   'activity/note_created': (p) => ({ note: p.one('object', 'note'), related_items: p.all('target', 'item'), related_meeting: p.one('target', 'meeting') }),
 };
 
-/** The body of the webhook (and feed entry) for an activity. */
-export function webhookPayload(activity: Activity): Record<string, unknown> {
+/** What a program message's own record adds to its events: the address it went to, and why it was not sent. */
+export interface MessageFacts {
+  email: string;
+  reasonCode: string | null;
+}
+
+/** The optional properties of §7.5 a program message event carries, from the message's record. */
+function messageExtras(type: string, facts: MessageFacts): Record<string, unknown> {
+  switch (type) {
+    case 'activity/program_message_sent':
+      return { recipient_emails: [facts.email] };
+    case 'activity/program_message_bounced':
+      // A message has one recipient: the address that bounced. The bounce type is not reported to Tycho.
+      return { bounced_recipient_emails: [facts.email] };
+    case 'activity/program_message_failed':
+    case 'activity/program_message_shielded':
+      return facts.reasonCode === null ? {} : { reason_code: facts.reasonCode };
+    case 'activity/program_message_unsubscribed':
+      return { email: facts.email };
+    default:
+      return {};
+  }
+}
+
+/** The body of the webhook (and feed entry) for an activity; `facts` are its program message's, if any. */
+export function webhookPayload(activity: Activity, facts?: MessageFacts): Record<string, unknown> {
   const parts = new Parts(activity.constituents);
   const shape = SHAPES[activity.type] ?? (activity.type.startsWith('activity/program_message_') ? programMessage : () => ({}));
-  return { id: activity.id, type: activity.type, occurred_at: activity.occurredAt, ...shape(parts) };
+  return { id: activity.id, type: activity.type, occurred_at: activity.occurredAt, ...shape(parts), ...(facts ? messageExtras(activity.type, facts) : {}) };
+}
+
+/**
+ * The payload with what the activity's program message adds, read from the message (its address and reason
+ * never change once the event is recorded, so every retry carries the same body).
+ */
+export async function payloadOf(store: Store, activity: Activity): Promise<Record<string, unknown>> {
+  const message = activity.type.startsWith('activity/program_message_') ? new Parts(activity.constituents).one('object', 'program_message') : null;
+  const found = message ? await store.programMessages.find(activity.orgId, message.id) : undefined;
+  return webhookPayload(activity, found);
 }
 
 export interface WebhookEvent {
@@ -61,10 +95,10 @@ export interface WebhookEvent {
   payload: Record<string, unknown>;
 }
 
-export const eventOf = (activity: Activity): WebhookEvent => ({ messageId: messageId(activity.id), eventType: activity.type, payload: webhookPayload(activity) });
-
 /** The feed: every event of the organization in recording order, oldest first, optionally of some types only. */
 export async function listEvents(store: Store, orgId: string, types: string[] | undefined, page: PageRequest): Promise<Page<WebhookEvent>> {
   const found = await store.activities.inOrder(orgId, types, page);
-  return { ...found, rows: found.rows.map(eventOf) };
+  const rows: WebhookEvent[] = [];
+  for (const activity of found.rows) rows.push({ messageId: messageId(activity.id), eventType: activity.type, payload: await payloadOf(store, activity) });
+  return { ...found, rows };
 }

@@ -2,12 +2,21 @@
 // the body is not even an object), a query problem names the parameter in bracket form (400).
 import { AppError } from '../domain/errors.ts';
 
+/** The parts of a property's schema that say what it takes. */
+interface PropertySchema {
+  errorMessage?: string;
+  type?: unknown;
+  const?: unknown;
+  enum?: unknown[];
+  anyOf?: PropertySchema[];
+}
+
 export interface SchemaIssue {
   instancePath: string;
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
-  parentSchema?: { errorMessage?: string };
+  parentSchema?: { errorMessage?: string; properties?: Record<string, PropertySchema> };
 }
 
 export function validationError(issues: SchemaIssue[], context: string | undefined): AppError {
@@ -37,12 +46,25 @@ const ARTICLES: Record<string, string> = {
   null: 'null',
 };
 
+/** What a property's schema accepts, worded to follow "must be", when the schema says it simply. */
+function accepted(schema: PropertySchema | undefined): string | undefined {
+  if (schema === undefined) return undefined;
+  if (schema.errorMessage?.startsWith('must be ')) return schema.errorMessage.slice('must be '.length);
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  const choices = schema.enum ?? (schema.anyOf?.every((s) => s.const !== undefined) ? schema.anyOf.map((s) => s.const) : undefined);
+  if (choices) return `one of: ${choices.map((v) => JSON.stringify(v)).join(', ')}`;
+  return typeof schema.type === 'string' ? ARTICLES[schema.type] : undefined;
+}
+
 function describe(issue: SchemaIssue): string {
   if (issue.parentSchema?.errorMessage && issue.keyword !== 'required') return issue.parentSchema.errorMessage;
   const p = issue.params;
   switch (issue.keyword) {
-    case 'required':
-      return 'is required';
+    case 'required': {
+      // The missing property's schema says what to send: "person is required; it must be a JSON object".
+      const shape = accepted(issue.parentSchema?.properties?.[String(p.missingProperty)]);
+      return shape === undefined ? 'is required' : `is required; it must be ${shape}`;
+    }
     case 'type': {
       const types = String(p.type).split(',').map((t) => ARTICLES[t] ?? t);
       return `must be ${types.join(' or ')}`;
@@ -52,7 +74,7 @@ function describe(issue: SchemaIssue): string {
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'minLength':
-      return `must be at least ${String(p.limit)} characters long`;
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters long`;
     case 'maxLength':
       return `must be at most ${String(p.limit)} characters long`;
     case 'minimum':

@@ -1,13 +1,15 @@
 // Webhook delivery by real `tycho serve` processes: an event committed by a process killed with SIGKILL
 // before it could send it is delivered after a restart (the outbox survives); two processes on one PostgreSQL
-// database deliver each event exactly once; SIGTERM stops a delivering server cleanly.
+// database deliver each event exactly once; SIGTERM stops a delivering server cleanly. `serve` delivers from a
+// worker thread (on both engines): its events arrive signed, its attempts count in /metrics (served by the
+// API thread), and SIGTERM with an attempt in flight lets the attempt finish and be recorded, then exits 0.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { throwawayPostgres } from '../helpers/harness.ts';
+import { ENGINES, throwawayPostgres } from '../helpers/harness.ts';
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
 import { startServer, stopServer, type ServerProcess } from '../helpers/tycho-server.ts';
 
@@ -102,3 +104,92 @@ describe('webhooks with two processes on one PostgreSQL database', { skip: !proc
     assert.ok(receiver.received.every((r) => r.verified));
   });
 });
+
+describe('webhook delivery thread started on demand (SQLite file)', () => {
+  let dir: string;
+  let receiver: Receiver;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tycho-webhooks-demand-'));
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('delivers what a process it cannot hear recorded, once it finds it pending', async () => {
+    const env = { DATABASE_URL: join(dir, 'tycho.sqlite'), TYCHO_DATA_DIR: dir };
+    const deliverer = await startWith({ ...env, LOG_LEVEL: 'info' });
+    const writer = await startWith({ ...env, TYCHO_WEBHOOK_DELIVERY: 'off' });
+    try {
+      await subscribe(writer, receiver);
+      const id = await createPerson(writer, 'Heard of late');
+      await receiver.waitFor(1);
+      assert.equal(receiver.received[0]!.body.item.id, id);
+      assert.ok(receiver.received[0]!.verified);
+      assert.match(deliverer.output(), /webhook delivery runs on a worker thread/);
+    } finally {
+      assert.equal(await stopServer(writer, 'SIGTERM'), 0);
+      assert.equal(await stopServer(deliverer, 'SIGTERM'), 0);
+    }
+  });
+});
+
+for (const engine of ENGINES) {
+  describe(`webhook delivery on a worker thread of serve (${engine})`, () => {
+    let dir: string;
+    let database: Awaited<ReturnType<typeof throwawayPostgres>> | undefined;
+    let receiver: Receiver;
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'tycho-webhooks-thread-'));
+      database = engine === 'postgres' ? await throwawayPostgres() : undefined;
+      receiver = await startReceiver();
+    });
+    after(async () => {
+      await receiver.close();
+      await database?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('delivers signed events from the thread, counts them in /metrics, and on SIGTERM finishes the attempt in flight', async () => {
+      const env = { DATABASE_URL: database?.url ?? join(dir, 'tycho.sqlite'), TYCHO_DATA_DIR: dir };
+      const server = await startWith({ ...env, LOG_LEVEL: 'info' });
+      const endpoint = await subscribe(server, receiver);
+      assert.doesNotMatch(server.output(), /webhook delivery runs on a worker thread/, 'no thread before there is anything to deliver');
+      const ids = [await createPerson(server, 'Ada'), await createPerson(server, 'Bob'), await createPerson(server, 'Cy')];
+      await receiver.waitFor(3);
+      assert.deepEqual(receiver.received.map((r) => r.body.item.id), ids);
+      assert.ok(receiver.received.every((r) => r.verified), 'every delivery verifies with standardwebhooks');
+      assert.match(server.output(), /webhook delivery runs on a worker thread/);
+      // An attempt is counted once recorded, just after the receiver answered.
+      const succeeded = async () => {
+        const text = await (await fetch(`${server.url}/metrics`)).text();
+        return Number(/^tycho_webhook_attempts_total\{outcome="succeeded"\} (\d+)/m.exec(text)?.[1] ?? 0);
+      };
+      for (const deadline = Date.now() + 10_000; (await succeeded()) < 3 && Date.now() < deadline; ) await sleep(20);
+      assert.equal(await succeeded(), 3, 'the thread\'s attempts are counted by the API thread\'s /metrics');
+
+      // The receiver holds its answer back: SIGTERM arrives while the attempt is in flight.
+      receiver.delayMs = 1500;
+      ids.push(await createPerson(server, 'Dee'));
+      await receiver.waitFor(4);
+      const signalled = Date.now();
+      assert.equal(await stopServer(server, 'SIGTERM'), 0);
+      assert.ok(Date.now() - signalled >= 1000, 'the process waited for the attempt in flight');
+      receiver.delayMs = 0;
+
+      // The attempt was recorded before the exit: a process that does not deliver lists it as a success.
+      const reader = await startWith({ ...env, TYCHO_WEBHOOK_DELIVERY: 'off' });
+      try {
+        const attempts = await call(reader, 'GET', `/v0/tycho/webhook_endpoints/${endpoint}/attempts?limit=100`);
+        assert.equal(attempts.status, 200, JSON.stringify(attempts.body));
+        assert.equal(attempts.body.data.length, 4);
+        assert.ok(attempts.body.data.every((a: any) => a.status_code === 200));
+      } finally {
+        assert.equal(await stopServer(reader, 'SIGTERM'), 0);
+      }
+      assert.equal(receiver.received.length, 4);
+      assert.equal(receiver.received[3]!.body.item.id, ids[3]);
+    });
+  });
+}

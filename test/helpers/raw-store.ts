@@ -21,6 +21,8 @@ export function rawPool(url: string): pg.Pool {
 export interface RawStore {
   store: Store;
   raw: Kysely<Database>;
+  /** Another store on the same database, as another process would open it (closed by `close`). */
+  another(): Promise<Store>;
   close(): Promise<void>;
 }
 
@@ -30,11 +32,14 @@ export async function openStoreWithRaw(engine: EngineName): Promise<RawStore> {
     const file = join(dir, 'tycho.sqlite');
     const store = await openStore({ engine: 'sqlite', path: file });
     const raw = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(file) }) });
+    const others: Store[] = [];
     return {
       store,
       raw,
+      another: async () => others[others.push(await openStore({ engine: 'sqlite', path: file })) - 1]!,
       async close() {
         await raw.destroy();
+        for (const other of others) await other.close();
         await store.close();
         rmSync(dir, { recursive: true, force: true });
       },
@@ -43,11 +48,14 @@ export async function openStoreWithRaw(engine: EngineName): Promise<RawStore> {
   const database = await throwawayPostgres();
   const store = await openStore({ engine: 'postgres', url: database.url, poolSize: 2 });
   const raw = new Kysely<Database>({ dialect: new PostgresDialect({ pool: rawPool(database.url) }) });
+  const others: Store[] = [];
   return {
     store,
     raw,
+    another: async () => others[others.push(await openStore({ engine: 'postgres', url: database.url, poolSize: 2 })) - 1]!,
     async close() {
       await raw.destroy();
+      for (const other of others) await other.close();
       await store.close();
       await database.drop();
     },

@@ -1,5 +1,5 @@
 // Webhook test helpers: a real HTTP receiver on loopback that verifies every delivery with the official
-// `standardwebhooks` package and answers as the test says, a controllable clock, and an endpoint maker.
+// `standardwebhooks` package and answers as the test says (status, delay), a controllable clock, and an endpoint maker.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +20,8 @@ export interface Receiver {
   received: Received[];
   /** The status the next requests get (200 by default). */
   answer: number;
+  /** How long the receiver holds each answer back, in ms (0 by default): an attempt stays in flight that long. */
+  delayMs: number;
   /** Sets the secret deliveries are verified with. */
   secret: string | undefined;
   /** TCP connections accepted so far. */
@@ -35,6 +37,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     url: '',
     received: [],
     answer: 200,
+    delayMs: 0,
     secret: undefined,
     connections: 0,
     waitFor(count) {
@@ -61,7 +64,10 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
         verified = false;
       }
       receiver.received.push({ id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], body: JSON.parse(raw), raw, verified });
-      res.writeHead(receiver.answer, { 'content-type': 'text/plain' }).end(receiver.answer < 300 ? 'ok' : 'not now');
+      const status = receiver.answer;
+      const answer = () => res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not now');
+      if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs);
+      else answer();
       for (const w of waiters.filter((w) => receiver.received.length >= w.count)) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve();

@@ -112,6 +112,20 @@ for (const engine of ENGINES) {
         assert.match(error.detail ?? '', /\bname\b/);
       });
 
+      it('says what a missing property must be: its type, or its choices', async () => {
+        // Regression: the detail was only "<property> is required", without the accepted shape.
+        const cases: [string, Record<string, unknown>, string][] = [
+          ['/v0/collections', {}, 'name is required; it must be a string'],
+          ['/v0/program_messages', { program_template_id: 'x' }, 'person is required; it must be a JSON object'],
+          ['/v0/calls', { participants: [] }, 'direction is required; it must be one of: incoming, outgoing'],
+        ];
+        for (const [url, payload, detail] of cases) {
+          const res = await h.post(url, payload);
+          assert.equal(res.status, 422, res.text);
+          assert.equal(errorOf(res).detail, detail);
+        }
+      });
+
       it('answers 422 with the pointer of the offending optional property', async () => {
         const res = await h.post('/v0/collections', { name: 'Ok', description: 5 });
         assert.equal(res.status, 422, res.text);

@@ -126,7 +126,9 @@ for (const engine of ENGINES) {
     });
 
     it('a malformed recipient email → 422 at /to/0/email (and /cc/1/email)', async () => {
-      assertInvalid(await h.post('/v0/inbox_messages', { inbox_id: inboxId, body: 'x', to: [{ email: 'not an email' }] }), '/to/0/email');
+      const detail = assertInvalid(await h.post('/v0/inbox_messages', { inbox_id: inboxId, body: 'x', to: [{ email: 'not an email' }] }), '/to/0/email');
+      // Regression: the detail showed an item value ({"type": "value/email", …}), a shape recipients do not take.
+      assert.equal(detail, 'to.0.email must be an email address such as "jane@example.com", got "not an email"');
       assertInvalid(
         await h.post('/v0/inbox_messages', { inbox_id: inboxId, body: 'x', cc: [{ email: 'ok@example.com' }, { email: 'nope@' }] }),
         '/cc/1/email',

@@ -130,6 +130,8 @@ for (const engine of ENGINES) {
         assert.deepEqual(await roundTrip('count', val('number/unitless_integer', -42)), val('number/unitless_integer', -42));
         await rejects('count', val('number/unitless_integer', 1.5));
         await rejects('count', val('number/unitless_integer', '3'));
+        // Regression: a whole number too large for JSON clients was refused as "must be a whole number".
+        assert.match(await rejects('count', val('number/unitless_integer', 1e20)), /whole number from -9007199254740991 to 9007199254740991 \(e\.g\. 42\), got 100000000000000000000/);
       });
 
       it('float: 1.5 accepted; a string → 422', async () => {
@@ -339,6 +341,10 @@ for (const engine of ENGINES) {
       it('an unknown ref → 422 at /values/<ref>', async () => {
         const detail = assertInvalid(await create({ nope: text('x') }), '/values/nope');
         assert.ok(detail.includes('nope'));
+        // Regression: the refs suggested included the readonly created_at and updated_at, which are refused.
+        const suggested = detail.split('such as ')[1]?.split(', ') ?? [];
+        assert.ok(suggested.length > 0, detail);
+        assert.ok(!suggested.includes('created_at') && !suggested.includes('updated_at'), detail);
       });
 
       it('writing the readonly created_at or updated_at → 422', async () => {

@@ -218,6 +218,15 @@ for (const engine of ENGINES) {
       assert.equal((await h.get(`/v0/meetings/${m.id}`)).body.recording_url, 'https://rec.test/1.mp4');
     });
 
+    it('PATCH refuses a recording whose url is no URL (422 at /recording/url) or whose provider_id is blank, as calls do; nothing changes', async () => {
+      const m = await makeMeeting(h);
+      const recording = { content_type: 'video/mp4', provider_id: 'r1', url: 'https://rec.test/1.mp4' };
+      // Regression: any text was kept and shown as recording_url, which clients open as a link.
+      assert.match(assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { recording: { ...recording, url: 'not a url' } }), '/recording/url'), /^url must be a URL with a scheme/);
+      assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { recording: { ...recording, provider_id: ' ' } }), '/recording/provider_id');
+      assert.equal((await h.get(`/v0/meetings/${m.id}`)).body.recording_url, undefined, 'nothing stored');
+    });
+
     it('PATCH adds a transcript; include[]=transcript shows its cues with the speaker as label (and attendee_id when an attendee has that name)', async () => {
       const m = await makeMeeting(h, { attendees: [{ email: 'wile@acme.test', name: 'Wile E.' }] });
       const res = await h.patch(`/v0/meetings/${m.id}`, {

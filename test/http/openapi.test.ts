@@ -107,6 +107,20 @@ for (const engine of ENGINES) {
       assert.deepEqual(missing, []);
     });
 
+    it('names every value an operation takes in include[] in its description', () => {
+      // Regression: calls and meetings promised participants, recordings and tags, which include[] refuses.
+      const unnamed: string[] = [];
+      for (const { name, op } of operations) {
+        const include = (op.parameters ?? []).find((p: any) => p.in === 'query' && p.name === 'include');
+        for (const value of include?.schema?.items?.enum ?? []) {
+          // As a word of its own: `messages` is not named by `messages.addresses`.
+          const named = new RegExp(`(?<![\\w.])${value.replace('.', '\\.')}(?!\\w|\\.\\w)`);
+          if (!named.test(op.description)) unnamed.push(`${name} ${value}`);
+        }
+      }
+      assert.deepEqual(unnamed, []);
+    });
+
     it('shows item values as the discriminated union of the 20 value types, and the filter language', () => {
       const { schemas } = document.components;
       const value = schemas.Value;

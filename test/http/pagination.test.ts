@@ -148,6 +148,13 @@ for (const engine of ENGINES) {
       });
 
       for (const name of ['after', 'before'] as const) {
+        it(`an empty ${name}: the detail says so plainly`, async () => {
+          const res = await h.get(`/v0/collections?${name}=`);
+          assertBadParameter(res, name);
+          // Regression: the generic length message read "must be at least 1 characters long".
+          assert.equal(errorOf(res).detail, `${name} must not be empty`);
+        });
+
         it(`a forged ${name} cursor`, async () => {
           for (const forged of ['abc', 'x.y', 'not-a-cursor.at-all', '.', `${'A'.repeat(40)}.${'B'.repeat(22)}`]) {
             assertBadParameter(await h.get(`/v0/collections?${name}=${encodeURIComponent(forged)}`), name);

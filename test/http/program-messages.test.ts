@@ -94,7 +94,10 @@ for (const engine of ENGINES) {
     it('refuses bad requests with pointers, and programs that are not published with trigger api', async () => {
       assertInvalid(await send({ program_template_id: template.id }), '/person');
       assertInvalid(await send({ person: {}, program_template_id: template.id }), '/person/email');
-      assertInvalid(await send({ person: { email: 'not an address' }, program_template_id: template.id }), '/person/email');
+      // Regression: the detail showed an item value ({"type": "value/email", …}), a shape this body does not take.
+      const detail = assertInvalid(await send({ person: { email: 'not an address' }, program_template_id: template.id }), '/person/email');
+      assert.match(detail, /^person\.email must be an email address such as "jane@example\.com", got "not an address"$/);
+      assert.doesNotMatch(assertInvalid(await send({ person: { email: ' ' }, program_template_id: template.id }), '/person/email'), /value\/email|clear/);
       assertInvalid(await send({ person: { email: 'a@example.com' } }), '/program_template_id');
       assertInvalid(await send({ person: { email: 'a@example.com' }, program_template_id: 'nope' }), '/program_template_id');
       for (const change of [{ status: 'draft' }, { status: 'paused' }, { status: 'published', trigger: 'broadcast' }]) {
@@ -191,6 +194,41 @@ for (const engine of ENGINES) {
       const list = (await h.get('/v0/unsubscribes?limit=100')).body.data.map((u: any) => u.email);
       assert.ok(list.includes('leaver@example.com'));
       await sendDue(h.store, { now: time.at(), mailer });
+    });
+  });
+
+  describe(`program message events in webhook payloads (${engine})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await createHarness(engine);
+    });
+    after(() => h.close());
+
+    /** The payload the webhooks and the event feed carry for the message's event of this type. */
+    async function payload(messageId: string, type: string): Promise<any> {
+      const feed = (await h.get(`/v0/tycho/events?limit=100&event_type[eq]=activity/program_message_${type}`)).body.data;
+      return feed.map((e: any) => e.payload).find((p: any) => p.program_message?.id === messageId);
+    }
+
+    it('carry the optional properties of §7.5 the message knows: recipient_emails, reason_code, email, bounced_recipient_emails', async () => {
+      const p = await makeProgram(h);
+      const t = await makeTemplate(h, p.id);
+      const broken = await makeTemplate(h, (await makeProgram(h)).id, 'Hi', "{% include 'x' %}");
+      await h.post('/v0/unsubscribes', { email: 'gone@example.com' });
+      const sent = (await h.post('/v0/program_messages', { person: { email: 'Reader@Example.com' }, program_template_id: t.id })).body.id;
+      const shielded = (await h.post('/v0/program_messages', { person: { email: 'gone@example.com' }, program_template_id: t.id })).body.id;
+      const failed = (await h.post('/v0/program_messages', { person: { email: 'x@example.com' }, program_template_id: broken.id })).body.id;
+      await sendDue(h.store, { now: new Date().toISOString() });
+      for (const type of ['bounced', 'unsubscribed']) assert.equal((await h.post(`/v0/tycho/program_messages/${sent}/events`, { type })).status, 200);
+
+      // Regression: only program_message and recipient were sent; the message's address and reason were lost.
+      const sentPayload = await payload(sent, 'sent');
+      assert.deepEqual(sentPayload.recipient_emails, ['Reader@example.com']);
+      assert.equal(sentPayload.recipient.type, 'item');
+      assert.equal((await payload(shielded, 'shielded')).reason_code, 'email_on_unsubscribe_list');
+      assert.equal((await payload(failed, 'failed')).reason_code, 'liquid_error');
+      assert.equal((await payload(sent, 'unsubscribed')).email, 'Reader@example.com');
+      assert.deepEqual((await payload(sent, 'bounced')).bounced_recipient_emails, ['Reader@example.com']);
     });
   });
 

@@ -100,6 +100,8 @@ for (const engine of ENGINES) {
       const busy = await h.post('/v0/notes', body, withKey(key));
       assert.equal(busy.status, 409, busy.text);
       assert.equal(errorOf(busy).code, 'idempotency_key_in_use');
+      // Regression: it said "retry" but carried x-should-retry: false, which stops the SDKs' own retries.
+      assert.equal(busy.headers['x-should-retry'], 'true');
       // The process that claimed it "died": once the claim is a minute old, the retry runs.
       await h.store.idempotency.release(h.orgId, key, claimedAtMs);
       assert.equal(await h.store.idempotency.claim({ orgId: h.orgId, key, fingerprint, createdAt: new Date().toISOString(), claimedAtMs: Date.now() - 61_000 }), true);

@@ -26,7 +26,9 @@ for (const engine of ENGINES) {
     });
 
     it('refuses what is not an address: 422 at /email', async () => {
-      assertInvalid(await h.post('/v0/unsubscribes', { email: 'nobody' }), '/email');
+      // Regression: the detail showed an item value ({"type": "value/email", …}), a shape this body does not take.
+      assert.equal(assertInvalid(await h.post('/v0/unsubscribes', { email: 'nobody' }), '/email'), 'email must be an email address such as "jane@example.com", got "nobody"');
+      assert.equal(assertInvalid(await h.post('/v0/unsubscribes', { email: '' }), '/email'), 'email must be an email address such as "jane@example.com", got ""');
       assertInvalid(await h.post('/v0/unsubscribes', {}), '/email');
       assert.equal(errorOf(await h.post('/v0/unsubscribes', { email: 42 })).source?.pointer, '/email');
     });

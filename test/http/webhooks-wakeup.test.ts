@@ -1,6 +1,7 @@
 // The delivery worker wakes when a commit writes outbox rows, instead of waiting for its next poll: in the
 // process that wrote them, and on PostgreSQL in another process sharing the database (LISTEN/NOTIFY). The
-// poll interval is 10 s here, so an event that arrives within a couple of seconds arrived by the wake-up.
+// poll interval is 10 s here, so an event that arrives within a couple of seconds arrived by the wake-up. A
+// listener for one store's own commits (what `serve`'s delivery thread host uses) hears no other process.
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -100,6 +101,31 @@ for (const engine of ENGINES) {
           await worker!.stop();
           worker = undefined;
         } finally {
+          await other.close();
+        }
+      });
+
+      it("tells a 'this store' listener of its own store's commits only (serve's thread hears the others itself)", async () => {
+        const other = await openStore(parseDatabaseUrl(h.databaseUrl!, process.cwd()));
+        let own = 0;
+        let fromOthers = 0;
+        const stopOwn = h.store.onDeliveriesDue(() => own++, 'this store');
+        const stopOther = other.onDeliveriesDue(() => fromOthers++, 'this store');
+        // The default listener opens the LISTEN connection, so a notice would reach `other` if it were passed on.
+        let heard = 0;
+        const stopHeard = other.onDeliveriesDue(() => heard++);
+        try {
+          await subscribe();
+          await sleep(1000);
+          await person('Here');
+          for (const deadline = Date.now() + WAKE_BOUND_MS; heard === 0 && Date.now() < deadline; ) await sleep(10);
+          assert.equal(heard, 1, 'the notice reached the other store');
+          assert.equal(own, 1);
+          assert.equal(fromOthers, 0);
+        } finally {
+          stopOwn();
+          stopOther();
+          stopHeard();
           await other.close();
         }
       });

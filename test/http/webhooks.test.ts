@@ -91,6 +91,32 @@ for (const engine of ENGINES) {
       assert.deepEqual(unchanged.body, res.body);
     });
 
+    it('PATCH with a subscription id changes that subscription, which keeps its id; an id of no subscription of the endpoint → 422', async () => {
+      const created = await h.post('/v0/webhook_endpoints', endpoint('https://hooks.example.com/s', { subscriptions: [{ event_type: 'activity/item_created' }, { event_type: 'activity/note_created' }] }));
+      const [items, notes] = created.body.subscriptions;
+      // Regression: the id was ignored, so the changed subscription got a new one.
+      const res = await h.patch(`/v0/webhook_endpoints/${created.body.id}`, {
+        subscriptions: [{ id: items.id, event_type: 'activity/call_occurred' }, { event_type: 'activity/item_created' }, { id: notes.id, event_type: 'activity/note_created' }],
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(
+        res.body.subscriptions.map((s: any) => [s.id === items.id ? 'items' : s.id === notes.id ? 'notes' : 'new', s.event_type]),
+        [['items', 'activity/call_occurred'], ['new', 'activity/item_created'], ['notes', 'activity/note_created']],
+      );
+      const other = await h.post('/v0/webhook_endpoints', endpoint('https://hooks.example.com/t', { subscriptions: [{ event_type: 'activity/item_created' }] }));
+      for (const id of [other.body.subscriptions[0].id, 'nope']) {
+        const refused = await h.patch(`/v0/webhook_endpoints/${created.body.id}`, { subscriptions: [{ id, event_type: 'activity/item_created' }] });
+        assert.equal(refused.status, 422, refused.text);
+        assert.equal(errorOf(refused).source?.pointer, '/subscriptions/0/id');
+      }
+      const twice = await h.patch(`/v0/webhook_endpoints/${created.body.id}`, { subscriptions: [{ id: notes.id, event_type: 'activity/item_created' }, { id: notes.id, event_type: 'activity/call_occurred' }] });
+      assert.equal(errorOf(twice).source?.pointer, '/subscriptions/1/id');
+      assert.deepEqual((await h.get(`/v0/webhook_endpoints/${created.body.id}`)).body, res.body, 'refused changes change nothing');
+      const copied = await h.post('/v0/webhook_endpoints', endpoint('https://hooks.example.com/c', { subscriptions: res.body.subscriptions }));
+      assert.equal(copied.status, 201, copied.text);
+      assert.ok(copied.body.subscriptions.every((s: any) => s.id !== items.id && s.id !== notes.id), 'a new endpoint gets new subscriptions');
+    });
+
     it('deletes an endpoint (204), after which it is gone', async () => {
       const created = await h.post('/v0/webhook_endpoints', endpoint('https://hooks.example.com/d'));
       const res = await h.delete(`/v0/webhook_endpoints/${created.body.id}`);

@@ -2,13 +2,18 @@
 import { asIs, describeJson, ValueProblem, type ValueType } from './value-type.ts';
 import { isCurrencyCode } from '../currencies.ts';
 
+/**
+ * A whole number that JSON clients (doubles) read exactly. `problem` words the refusal around the range, which
+ * is named only for a whole number outside it, so it is not told it is not whole.
+ */
+function wholeNumber(data: unknown, problem: (range: string) => string): number {
+  if (typeof data === 'number' && Number.isSafeInteger(data)) return data;
+  const range = typeof data === 'number' && Number.isInteger(data) ? ` from ${Number.MIN_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}` : '';
+  throw new ValueProblem(`${problem(range)}, got ${describeJson(data)}`);
+}
+
 export const integer: ValueType = {
-  parse(data) {
-    if (typeof data !== 'number' || !Number.isSafeInteger(data)) {
-      throw new ValueProblem(`must be a whole number (e.g. 42), got ${describeJson(data)}`);
-    }
-    return data;
-  },
+  parse: (data) => wholeNumber(data, (range) => `must be a whole number${range} (e.g. 42)`),
   render: asIs,
 };
 
@@ -42,10 +47,7 @@ export const monetary: ValueType = {
     if (typeof currency !== 'string' || !isCurrencyCode(currency)) {
       throw new ValueProblem(`currency must be an ISO 4217 code such as "USD", got ${describeJson(currency)}`);
     }
-    if (typeof amount !== 'number' || !Number.isSafeInteger(amount)) {
-      throw new ValueProblem(`in_minor_units must be a whole number of minor units (10.00 USD is 1000), got ${describeJson(amount)}`);
-    }
-    return { currency, in_minor_units: amount };
+    return { currency, in_minor_units: wholeNumber(amount, (range) => `in_minor_units must be a whole number of minor units${range} (10.00 USD is 1000)`) };
   },
   render: asIs,
 };

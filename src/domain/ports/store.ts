@@ -317,6 +317,9 @@ export interface WebhookDeliveryRepo {
 
 export type LockMode = 'exclusive' | 'shared';
 
+/** Whose commits of due deliveries `onDeliveriesDue` reports: every process's it can hear of, or this store's. */
+export type DueSource = 'any process' | 'this store';
+
 export interface Store {
   readonly organizations: OrganizationRepo;
   readonly apiKeys: ApiKeyRepo;
@@ -358,6 +361,12 @@ export interface Store {
   /** The collection (by id or ref) with its fields and funnels; cached until the organization's schema changes. */
   loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined>;
   /**
+   * The collection's schema as this process last loaded it, perhaps no longer current; no query. For work
+   * begun before `loadSchema` answers (its reads then share a round trip with the schema's), which the caller
+   * keeps only where the current schema calls for exactly the same.
+   */
+  recentSchema(orgId: string, collectionKey: string): SchemaParts | undefined;
+  /**
    * Runs `fn` in one transaction; inside a transaction, joins it. Throwing rolls everything back. A
    * transaction the database aborts to break a deadlock or a serialization conflict runs again (a few times),
    * so `fn` must have no effects outside the store; a unique constraint's refusal becomes a `conflict`.
@@ -388,8 +397,8 @@ export interface Store {
   /**
    * Calls `listener` whenever webhook deliveries became due at once: right after each commit of this process
    * that wrote some, and on the engines that can tell (PostgreSQL), when another process's such commit is
-   * announced. Returns the function that stops the calls.
+   * announced (`from` 'this store': only this store's own commits). Returns the function that stops the calls.
    */
-  onDeliveriesDue(listener: () => void): () => void;
+  onDeliveriesDue(listener: () => void, from?: DueSource): () => void;
   close(): Promise<void>;
 }

@@ -31,7 +31,8 @@ function titleOf(status: number): string {
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   // A 409 will not resolve itself; without this header every official SDK would re-send the request twice.
-  if (error.status === 409) reply.header('x-should-retry', 'false');
+  // The one that does is an Idempotency-Key still being answered: there the SDKs' retry with backoff is right.
+  if (error.status === 409) reply.header('x-should-retry', error.code === 'idempotency_key_in_use' ? 'true' : 'false');
   return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error));
 }
 

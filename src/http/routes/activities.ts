@@ -10,7 +10,7 @@ import type { RouteDeps } from '../route-deps.ts';
 
 const docs = {
   listActivities: doc('Activities', 'List activities',
-    'The activity feed of the organization, newest first: item creations, updates, deletions, notes, calls, meetings and inbox events. Filter by `type[eq]`/`type[in][]`, time (`occurred_at[gte|lte]`) and the item involved (`constituent_entity_id[eq]`); the older `filter[…]` spellings work too.'),
+    'The activity feed of the organization, newest first: item creations and merges, notes, files, calls, meetings, form submissions, inbox messages and program messages. Filter by `type[eq]`/`type[in][]`, time (`occurred_at[gte|lte]`) and an entity involved (`constituent_entity_type[eq]`, `constituent_entity_id[eq]`, `constituent_relation[eq]`); the older `filter[…]` spellings work too.'),
   retrieveActivity: doc('Activities', 'Retrieve an activity',
     'One activity by id.'),
 };

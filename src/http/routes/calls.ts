@@ -11,13 +11,13 @@ const IncludeCall = Include(CALL_INCLUDES);
 
 const docs = {
   listCalls: doc('Calls', 'List calls',
-    'Calls in creation order; `include[]` adds participants, notes, recordings, tags or the transcript.'),
+    'Calls in creation order; `include[]` adds `transcript`, `note` (the newest note on the call) and `summary`.'),
   logCall: doc('Calls', 'Log a call',
-    'Records a call with its participants (matched to people and organizations by phone number or email), recordings, transcript and tags.'),
+    'Records a call with its participants (matched to people, and their organizations, by phone number), recordings, transcript and tags.'),
   createUpdateCall: doc('Calls', 'Create or update a call',
     'Creates the call, or updates the one with the same provider id: 201 when created, 200 when updated.'),
   retrieveCall: doc('Calls', 'Retrieve a call',
-    'One call by id; `include[]` adds participants, notes, recordings, tags or the transcript.'),
+    'One call by id; `include[]` adds `transcript`, `note` (the newest note on the call) and `summary`.'),
 };
 
 export const callRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {

@@ -22,9 +22,9 @@ const docs = {
   listCollections: doc('Collections', 'List collections',
     'The collections of the organization (system collections first), without their fields.'),
   createCollection: doc('Collections', 'Create a collection',
-    'Creates a custom collection; its ref is derived from the name unless given. It starts with the system fields.'),
+    'Creates a custom collection; its ref is derived from the name. It starts with the system fields.'),
   retrieveCollection: doc('Collections', 'Retrieve a collection',
-    'One collection by id or ref, with its fields; `include[]` may add the views.'),
+    'One collection by id or ref, with its fields; `include[]=views` adds its views.'),
   updateCollection: doc('Collections', 'Update a collection',
     'Renames a collection or changes its description. The ref never changes.'),
 };

@@ -12,7 +12,7 @@ const docs = {
   retrieveField: doc('Fields', 'Retrieve a field',
     'One field of a collection by id or ref.'),
   updateField: doc('Fields', 'Update a field',
-    'Changes a field\'s name, description, required/unique flags, default values or type-specific settings. Its type and cardinality never change.'),
+    'Changes a field\'s name, description, cardinality, required/unique flags, default values or type-specific settings; `type` must be sent and equal the field\'s, which never changes. Its ref never changes.'),
   deleteField: doc('Fields', 'Delete a field',
     'Deletes a custom field and its values from every item. System fields cannot be deleted.'),
 };

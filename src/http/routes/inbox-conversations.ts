@@ -52,9 +52,9 @@ async function renderConversations(store: Store, orgId: string, conversations: C
 
 const docs = {
   listInboxConversations: doc('Inboxes', 'List inbox conversations',
-    'Conversations of the organization\'s inboxes, newest activity first. Filter by `inbox_id[eq]` (or `inbox[]`) and `conversation_id[eq]`.'),
+    'Conversations of the organization\'s inboxes in creation order: pointers, or with `include[]` (`inbox`, `messages`, `messages.addresses`, `addresses`, `tags`) whole conversations as retrieve shows them. Filter by `inbox_id[eq]` (or `inbox[]`) and `conversation_id[eq]`.'),
   retrieveInboxConversation: doc('Inboxes', 'Retrieve an inbox conversation',
-    'One conversation by id; `include[]` adds its messages, tags or associated items.'),
+    'One conversation by id; `include[]` adds its `inbox`, `messages` and `messages.addresses` (older SDKs: `addresses`, everyone its messages were from or to, and `tags`, always present).'),
 };
 
 export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing }) => {

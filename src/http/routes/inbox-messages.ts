@@ -44,11 +44,11 @@ const ListQuery = Type.Object({ ...PageQuery.properties, ...FILTERS.properties, 
 
 const docs = {
   listInboxMessages: doc('Inboxes', 'List inbox messages',
-    'Messages of the organization\'s inboxes, newest first. Filter by inbox and conversation.'),
+    'Messages of the organization\'s inboxes in creation order: pointers, or with `include[]` (`addresses`, `attachments`, `conversation`) whole messages as retrieve shows them. Filter by inbox and conversation.'),
   createDraftMessage: doc('Inboxes', 'Create a draft message',
     'Creates a draft in a conversation (a new one when no conversation is given).'),
   retrieveInboxMessage: doc('Inboxes', 'Retrieve an inbox message',
-    'One message by id; `include[]` adds its attachments or conversation.'),
+    'One message by id; `include[]` adds its `addresses`, `attachments` and `conversation`.'),
   updateDraftMessage: doc('Inboxes', 'Update a draft message',
     'Changes a draft\'s recipients, subject or body. Sent messages cannot change (422).'),
   deleteDraftMessage: doc('Inboxes', 'Delete a draft message',

@@ -13,9 +13,9 @@ const IncludeTagsets = Include(INBOX_INCLUDES);
 
 const docs = {
   listInboxes: doc('Inboxes', 'List inboxes',
-    'The organization\'s inboxes (created with `tycho inboxes create`); `include[]` adds their tagsets.'),
+    'The organization\'s inboxes (created with `tycho inboxes create`); `include[]=tagsets` (older SDKs: `tagset`) shows their tagsets whole.'),
   retrieveInbox: doc('Inboxes', 'Retrieve an inbox',
-    'One inbox by id; `include[]` adds its tagsets.'),
+    'One inbox by id; `include[]=tagsets` (older SDKs: `tagset`) shows its tagsets whole.'),
 };
 
 export const inboxRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing }) => {

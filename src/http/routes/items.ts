@@ -37,7 +37,7 @@ function selectedFields(schema: CollectionSchema, include: string[]): Set<string
 
 const docs = {
   listItems: doc('Items', 'List items',
-    'Items of a collection, newest first or in the order of `sort[]` (field refs, `-` for descending). `include[]` limits the values returned.'),
+    'Items of a collection in creation order, or in the order of `sort[]` (field refs, `-` for descending). `include[]` limits the values returned.'),
   searchItems: doc('Items', 'Search items',
     'Items of a collection matching a filter (see the `Filter` schema), in the order of `sort`. Reads only: read-only keys may search.'),
   createItem: doc('Items', 'Create an item',

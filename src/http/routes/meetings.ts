@@ -19,9 +19,9 @@ const docs = {
   listMeetings: doc('Meetings', 'List meetings',
     'Meetings in creation order; `i_cal_uid[eq]` finds one by its calendar UID.'),
   retrieveMeeting: doc('Meetings', 'Retrieve a meeting',
-    'One meeting by id; `include[]` adds attendees, notes, recordings, tags or the transcript.'),
+    'One meeting by id; `include[]` adds `organizer`, `attendees`, `transcript`, `note` (the newest note on the meeting) and `summary`.'),
   updateMeeting: doc('Meetings', 'Update a meeting',
-    'Adds recordings, a transcript or tags to a meeting.'),
+    'Adds a recording, a transcript or tags to a meeting.'),
   createUpdateMeeting: doc(EXTENSIONS_TAG, 'Create or update a meeting',
     'The hosted service learns meetings from connected calendars; this creates one (201) or updates the one with the same `i_cal_uid` (200), matching attendees to people and organizations by email.'),
 };

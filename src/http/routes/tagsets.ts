@@ -16,7 +16,7 @@ const docs = {
   retrieveTagset: doc('Tagsets', 'Retrieve a tagset',
     'One tagset by id.'),
   updateTagset: doc('Tagsets', 'Update a tagset',
-    'Renames a tagset or replaces its tags. Send the `lock_version` you read: a stale one answers 409.'),
+    'Renames a tagset, changes its description or associations, or replaces its tags (tags sent with their id keep it).'),
   deleteTagset: doc('Tagsets', 'Delete a tagset',
     'Deletes a tagset and removes its tags from everything tagged.'),
 };

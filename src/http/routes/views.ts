@@ -13,7 +13,7 @@ import type { RouteDeps } from '../route-deps.ts';
 
 const docs = {
   retrieveView: doc('Views', 'Retrieve a view',
-    'One saved view of a collection (its name and kind; the saved filter and sort are not shown).'),
+    'One saved view of a collection (its name and kind; the saved filter and sort are not shown); `include[]=collection` adds the collection with its fields.'),
   listItemsView: doc('Views', 'List the items of a view',
     'Items in the view\'s saved filter and sort, paginated like item lists.'),
   createView: doc(EXTENSIONS_TAG, 'Create a view',

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { ColumnTypes } from './column-types.ts';
 import type { Database } from '../sql/schema.ts';
-import { schemaOf } from '../../domain/collection-schema.ts';
+import { fromParts } from '../../domain/collection-schema.ts';
 import { storedWire } from '../../domain/item-wire.ts';
 import { readSchemaParts } from '../sql/schema-cache.ts';
 import { collectionRepo } from '../sql/collections.ts';
@@ -26,7 +26,7 @@ export async function up(untyped: Kysely<unknown>, t: ColumnTypes): Promise<void
   for (const { id, org_id } of await db.selectFrom('collections').select(['id', 'org_id']).orderBy('id').execute()) {
     const parts = await readSchemaParts(repos, org_id, id);
     if (!parts) continue;
-    const schema = schemaOf(parts);
+    const schema = fromParts(parts);
     for (let after = ''; ; ) {
       const rows = await db
         .selectFrom('items')

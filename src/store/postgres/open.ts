@@ -10,7 +10,7 @@ import { SqlStore, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
 import type { Store } from '../../domain/ports/store.ts';
 import { changeSignals } from './changes.ts';
-import { pipelineTransactions } from './pipeline.ts';
+import { pipelineTransactions, readAhead } from './pipeline.ts';
 
 // COUNT(*) and other int8 results fit in a JavaScript number for every count Tycho makes.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -125,6 +125,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
       if (mode === 'shared') await sql`select pg_advisory_xact_lock_shared(hashtextextended(k, 0)) from unnest(${keys}::text[]) as k`.execute(trx);
       else await sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(${keys}::text[]) as k`.execute(trx);
     },
+    readAhead,
     classify: (error) => {
       const code = (error as { code?: unknown })?.code;
       if (code === '40001' || code === '40P01') return 'retry';

@@ -9,8 +9,14 @@
 // waited for, so a round trip's statements leave in one write (one loopback send costs more CPU than the
 // statement it carries).
 //
+// A read whose answer is needed only later (`readAhead`: the schema tag read under the schema lock) travels
+// the same way: its caller gets the answer as a promise at once, so the statements after it are not held up.
+//
 // A statement sent this way that fails aborts the transaction, so the statement waited for next fails too
 // (or COMMIT answers ROLLBACK): the caller gets the first failure, which is the one that explains it.
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import type { Later } from '../sql/sql-store.ts';
+
 type Query = (...args: unknown[]) => Promise<unknown>;
 interface Corkable {
   cork(): void;
@@ -21,6 +27,22 @@ interface Corkable {
 const NOT_READ = { command: null, rowCount: 0, rows: [], fields: [] };
 
 const isWord = (text: string, word: string) => text.trim().toLowerCase() === word;
+
+/** Marks a statement as a read ahead: see `readAhead`. */
+const READ_AHEAD = '/* read ahead */ ';
+/** Where the answer of a read ahead rides on the rows handed back at once. */
+const LATER = Symbol('read ahead');
+
+/**
+ * Sends `query` inside a transaction without waiting for its answer, which arrives with the next statement
+ * that is waited for, or when `answer` is called. Resolves as soon as the statement is on its way, so the
+ * caller can send the next one; outside a transaction the read is simply made.
+ */
+export async function readAhead<DB, R>(db: Kysely<DB>, query: Compilable<R>): Promise<Later<R[]>> {
+  const compiled = query.compile();
+  const { rows } = await db.executeQuery<R>(CompiledQuery.raw(READ_AHEAD + compiled.sql, [...compiled.parameters]));
+  return { answer: (rows as R[] & { [LATER]?: () => Promise<R[]> })[LATER] ?? (() => Promise.resolve(rows)) };
+}
 
 /**
  * Statements whose answer no caller reads: plain inserts and `store/sql/write-together.ts` statements (a
@@ -64,6 +86,20 @@ export function pipelineTransactions(client: { query: unknown; connection?: { st
     unread.push(query(text, values).then(() => undefined, (error: unknown) => error));
     return Promise.resolve(NOT_READ);
   };
+  const sendAhead = (text: string, values?: unknown) => {
+    hold();
+    const answer = query(text, values) as Promise<{ rows: unknown[] }>;
+    unread.push(answer.then(() => undefined, (error: unknown) => error));
+    const later = answer.then((result) => result.rows);
+    // Its failure also fails the next statement waited for; a caller that never reads it leaves no unhandled rejection.
+    later.catch(() => {});
+    // Asking for the answer sends what is held: nothing else may be coming to carry it.
+    const ask = () => {
+      flush();
+      return later;
+    };
+    return Promise.resolve({ ...NOT_READ, rows: Object.assign([], { [LATER]: ask }) });
+  };
   const sendRead = (text: string, values?: unknown) => {
     const answer = query(text, values);
     flush();
@@ -97,6 +133,7 @@ export function pipelineTransactions(client: { query: unknown; connection?: { st
       return sendUnread(text);
     }
     if (bare && (isWord(text, 'commit') || isWord(text, 'rollback'))) return end(text);
+    if (text.startsWith(READ_AHEAD)) return sendAhead(text, values);
     return isHeldBack(text) ? sendUnread(text, values) : sendRead(text, values);
   }) as typeof client.query;
 }

@@ -8,7 +8,7 @@ import { changeCache, type ChangeCache } from '../../domain/change-cache.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Store, SchemaParts } from '../../domain/ports/store.ts';
 import type { Database } from './schema.ts';
-import type { Engine } from './sql-store.ts';
+import type { Engine, Later } from './sql-store.ts';
 
 const MAX_ENTRIES = 1000;
 
@@ -17,9 +17,10 @@ export async function bumpSchemaTag(db: Kysely<Database>, engine: Pick<Engine, '
   await engine.announce(db, 'schemas');
 }
 
+const tagQuery = (db: Kysely<Database>, orgId: string) => db.selectFrom('organizations').select('schema_tag').where('id', '=', orgId);
+
 export async function readSchemaTag(db: Kysely<Database>, orgId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('organizations').select('schema_tag').where('id', '=', orgId).executeTakeFirst();
-  return row?.schema_tag;
+  return (await tagQuery(db, orgId).executeTakeFirst())?.schema_tag;
 }
 
 /** A collection's schema as its repositories hold it: what the cache keeps, and what migrations render items with. */
@@ -52,6 +53,26 @@ export class SchemaCache {
   tag(db: Kysely<Database>, orgId: string, inTransaction: boolean): Promise<string | undefined> {
     const read = () => readSchemaTag(db, orgId);
     return this.tags ? this.tags.get(orgId, read, () => !inTransaction) : read();
+  }
+
+  /**
+   * Inside a transaction, under the schema lock: the tag, as a promise of it — read ahead where the engine
+   * can (resolves once the read is on its way; its answer comes with the next statement waited for).
+   */
+  async heldTag(db: Kysely<Database>, orgId: string, readAhead: Engine['readAhead']): Promise<Later<string | undefined>> {
+    if (this.tags || !readAhead) {
+      const tag = this.tag(db, orgId, true);
+      // A transaction that fails before it loads the schema never reads the tag: no unhandled rejection.
+      tag.catch(() => {});
+      return { answer: () => tag };
+    }
+    const later = await readAhead(db, tagQuery(db, orgId));
+    return { answer: async () => (await later.answer())[0]?.schema_tag };
+  }
+
+  /** The parts last loaded for the collection, whether or not they are still current; no query. */
+  recent(orgId: string, collectionKey: string): SchemaParts | undefined {
+    return this.entries.get(`${orgId}/${collectionKey}`)?.parts;
   }
 
   /** `knownTag`: the tag read under the schema lock in this transaction. */

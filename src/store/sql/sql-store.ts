@@ -1,8 +1,8 @@
 // The one Store implementation: repositories over a Kysely handle, which is either the database or the
 // transaction in progress.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
-import type { LockMode, SchemaParts, Store } from '../../domain/ports/store.ts';
+import type { DueSource, LockMode, SchemaParts, Store } from '../../domain/ports/store.ts';
 import { readSchemaParts, SchemaCache } from './schema-cache.ts';
 import type { Database } from './schema.ts';
 import { organizationRepo } from './organizations.ts';
@@ -29,6 +29,11 @@ import { clockRepo, idempotencyRepo, snapshotRepo } from './toolkit.ts';
 import { journalRepo } from './journal.ts';
 import { subscriptionCache, webhookDeliveryRepo, webhookEndpointRepo, type SubscriptionCache } from './webhooks.ts';
 
+/** An answer still on its way; asking for it sends whatever the engine was holding back. */
+export interface Later<T> {
+  answer(): Promise<T>;
+}
+
 /** The few things that really differ between engines, named as capabilities. */
 export interface Engine {
   readonly name: string;
@@ -52,6 +57,12 @@ export interface Engine {
    * transactions already exclude each other (SQLite) needs to do nothing.
    */
   lock(db: Kysely<Database>, keys: readonly string[], mode: LockMode): Promise<void>;
+  /**
+   * Inside a transaction: sends a read without waiting for its answer, which its `answer` gives later,
+   * so the statements after it share its round trip (postgres/pipeline.ts). Absent where statements cost no
+   * round trip (SQLite).
+   */
+  readAhead?<R>(db: Kysely<Database>, query: Compilable<R>): Promise<Later<R[]>>;
   /**
    * What a driver error means, read from its code: `retry` — the database aborted the transaction to break a
    * deadlock, a serialization conflict or a busy lock, and running it again may succeed; `conflict` — a unique
@@ -82,16 +93,22 @@ export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 
 /**
  * Who waits for committed webhook outbox rows (the delivery worker), shared by a store and its transactions.
- * While anybody waits, the engine's notices from other processes are passed on too.
+ * While anybody waits for every process's rows, the engine's notices from other processes are passed on too.
  */
 class OutboxSignal {
   private readonly listeners = new Set<() => void>();
+  /** Told only of this store's own commits (a host forwarding them to a worker that hears the notices itself). */
+  private readonly ownOnly = new Set<() => void>();
   private stopListening: (() => void) | undefined;
   constructor(private readonly engine: Engine) {}
 
-  subscribe(listener: () => void): () => void {
+  subscribe(listener: () => void, from: DueSource): () => void {
+    if (from === 'this store') {
+      this.ownOnly.add(listener);
+      return () => this.ownOnly.delete(listener);
+    }
     this.listeners.add(listener);
-    this.stopListening ??= this.engine.listen('webhook_deliveries', () => this.emit());
+    this.stopListening ??= this.engine.listen('webhook_deliveries', () => this.emit(false));
     return () => {
       this.listeners.delete(listener);
       if (this.listeners.size === 0) {
@@ -101,8 +118,9 @@ class OutboxSignal {
     };
   }
 
-  emit(): void {
+  emit(own = true): void {
     for (const listener of this.listeners) listener();
+    if (own) for (const listener of this.ownOnly) listener();
   }
 }
 
@@ -113,8 +131,8 @@ const TRANSACTION_ATTEMPTS = 5;
 type RepoName = { [K in keyof Store]: Store[K] extends (...args: never[]) => unknown ? never : K }[keyof Store];
 
 export class SqlStore implements Store {
-  /** Schema tags read under a shared schema lock in this transaction, by organization. */
-  private readonly heldSchemaTags = new Map<string, string>();
+  /** Schema tags read under a shared schema lock in this transaction, by organization (perhaps still on their way). */
+  private readonly heldSchemaTags = new Map<string, Later<string | undefined>>();
   /** Whether this transaction wrote outbox rows due at once (the worker is woken when it commits). */
   private wroteOutbox = false;
 
@@ -306,18 +324,23 @@ export class SqlStore implements Store {
     // The organization's id is the key; no other lock key is a bare id.
     if (mode === 'exclusive') return this.engine.lock(this.db, [orgId], mode);
     // The tag is read after the lock is held, by a statement of its own: its snapshot then includes any schema
-    // change that held the lock exclusively. (On PostgreSQL both travel in one round trip: postgres/pipeline.ts;
-    // on SQLite, whose writers exclude each other, a tag remembered under an unmoved token serves.)
+    // change that held the lock exclusively. Nothing waits for it until the schema is loaded: on PostgreSQL it
+    // travels with the next statement waited for (postgres/pipeline.ts), which may be a read begun with the
+    // schema this process saw last (`recentSchema`); on SQLite, whose writers exclude each other, a tag
+    // remembered under an unmoved token serves.
     await this.engine.lock(this.db, [orgId], 'shared');
-    const tag = await this.schemaCache.tag(this.db, orgId, true);
-    if (tag !== undefined) this.heldSchemaTags.set(orgId, tag);
+    this.heldSchemaTags.set(orgId, await this.schemaCache.heldTag(this.db, orgId, this.engine.readAhead));
   }
 
-  loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined> {
+  async loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined> {
     // Under a shared schema lock the tag cannot change before the transaction ends: no need to read it again.
-    return this.schemaCache.get(this.db, orgId, collectionKey, this.heldSchemaTags.get(orgId), this.inTransaction, () =>
+    return this.schemaCache.get(this.db, orgId, collectionKey, await this.heldSchemaTags.get(orgId)?.answer(), this.inTransaction, () =>
       readSchemaParts(this, orgId, collectionKey),
     );
+  }
+
+  recentSchema(orgId: string, collectionKey: string): SchemaParts | undefined {
+    return this.schemaCache.recent(orgId, collectionKey);
   }
 
   async analyze(): Promise<void> {
@@ -328,8 +351,8 @@ export class SqlStore implements Store {
     return this.engine.poolStats();
   }
 
-  onDeliveriesDue(listener: () => void): () => void {
-    return this.outbox.subscribe(listener);
+  onDeliveriesDue(listener: () => void, from: DueSource = 'any process'): () => void {
+    return this.outbox.subscribe(listener, from);
   }
 
   async ping(): Promise<void> {

@@ -13,7 +13,9 @@
 // - Nothing reads uncommitted data: a plain read waits for the open batch to commit before it runs (at most
 //   one turn); a plain write statement joins the batch like a one-statement transaction.
 // - Transactions never interleave: one runs at a time (a FIFO lock), as with Kysely's own SQLite driver; the
-//   lock is shared by every connection of the process, so two of them never wait for each other in SQLite.
+//   lock is shared by every connection of the thread, so two of them never wait for each other in SQLite. (A
+//   worker thread has its own: the webhook delivery thread's connection meets the API's at SQLite's write lock,
+//   as another process's would.)
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 
@@ -66,8 +68,8 @@ class Batch {
 type StatementCache = (sql: string) => BetterSqlite3.Statement;
 
 /**
- * One lock for every connection of this process. SQLite waits for its write lock by blocking the thread, so
- * two connections of one process (a test's store and an in-process command on one file) must never wait for
+ * One lock for every connection of this thread. SQLite waits for its write lock by blocking the thread, so
+ * two connections of one thread (a test's store and an in-process command on one file) must never wait for
  * each other inside SQLite: they queue here instead, and whoever holds this lock first commits the groups the
  * others left open (no transaction can be inside them while it is held).
  */
@@ -78,7 +80,7 @@ function commitOpenGroups(): void {
   for (const driver of drivers) driver.commitOpenGroup();
 }
 
-/** Runs `work` (which writes through a connection of its own) while no group of this process is open. */
+/** Runs `work` (which writes through a connection of its own) while no group of this thread is open. */
 export async function exclusively<T>(work: () => Promise<T>): Promise<T> {
   await writeLock.acquire();
   try {

@@ -1,0 +1,182 @@
+// Webhook delivery on a worker thread of the server process, which `serve` runs: the API's event loop only
+// writes outbox rows, while the thread, with store connections of its own opened on the same database, runs
+// the delivery loop (webhook-worker.ts) and signs and sends the requests. Delivery then takes the API thread
+// no CPU time beyond the outbox row and one message per turn, where a core is free to run it.
+//
+// - The API thread wakes the thread after each turn whose commits wrote outbox rows (one message for the turn,
+//   sent after its last commit, so the round it starts sees them all). The thread's own store hears the
+//   notices of other processes sharing a PostgreSQL database, and polls.
+// - The thread reports each attempt (for /metrics, which the API thread serves) and each failed round (for
+//   the log). If it dies all the same, it is started again after a pause: its leases expire meanwhile.
+// - Stopping: the thread lets its in-flight attempts finish (or releases their endpoints), records them,
+//   closes its store and is ended.
+import { parentPort, Worker, workerData } from 'node:worker_threads';
+import type { DatabaseLocation } from './store/open-store.ts';
+import { openStore } from './store/open-store.ts';
+import type { Store } from './domain/ports/store.ts';
+import type { AttemptOutcome, DeliveryObserver } from './domain/webhook-delivery.ts';
+import type { WebhookUrlPolicy } from './domain/webhook-urls.ts';
+import { httpWebhookSender } from './webhook-sender.ts';
+import { startDeliveryWorker, type DeliveryWorker } from './webhook-worker.ts';
+
+/** How often a server whose thread has not started looks for pending deliveries it was not told of. */
+const IDLE_LOOK_MS = 2000;
+/** How long a thread that died waits before it is started again. */
+const RESTART_MS = 1000;
+/**
+ * PostgreSQL connections the thread's pool opens at most (besides its LISTEN connection): a round holds one
+ * only for a statement or the short transaction that records it, never while a request is in flight.
+ */
+export const THREAD_POOL_SIZE = 4;
+
+/** What the thread is started with (structured-cloned: plain data only). */
+interface ThreadData {
+  database: DatabaseLocation;
+  webhookUrls: WebhookUrlPolicy;
+}
+
+type ToThread = { kind: 'wake' } | { kind: 'stop' };
+
+type FromThread =
+  | { kind: 'ready' }
+  | { kind: 'attempts'; attempts: [AttemptOutcome, number][] }
+  | { kind: 'error'; error: { name: string; message: string; stack?: string } }
+  | { kind: 'stopped' };
+
+export interface DeliveryThreadOptions extends ThreadData {
+  /** The store the API writes through: its commits of outbox rows wake the thread. */
+  store: Store;
+  observer?: DeliveryObserver;
+  onError(error: unknown): void;
+  /** The thread is running (told on every start). */
+  onReady?(threadId: number): void;
+}
+
+/**
+ * Starts delivery on a worker thread; `stop` resolves once it has ended. The thread is started on demand: when
+ * deliveries are first written (by this process, or announced by another), or found pending (written before
+ * this process started, or by a process it cannot hear, such as a command on the same SQLite file). A server
+ * whose organizations send no webhooks pays nothing for it (a second V8 isolate, ~100 MB, and a second store).
+ */
+export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryWorker {
+  const database = options.database.engine === 'postgres' ? { ...options.database, poolSize: Math.min(options.database.poolSize, THREAD_POOL_SIZE) } : options.database;
+  const data: ThreadData = { database, webhookUrls: options.webhookUrls };
+  let stopping = false;
+  let thread: Worker | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  let restart: NodeJS.Timeout | undefined;
+  const start = () => {
+    restart = undefined;
+    const current = new Worker(new URL('./webhook-thread.mjs', import.meta.url), { workerData: data });
+    thread = current;
+    current.on('message', (message: FromThread) => {
+      switch (message.kind) {
+        case 'ready':
+          options.onReady?.(current.threadId);
+          break;
+        case 'attempts':
+          for (const [outcome, seconds] of message.attempts) options.observer?.attempted(outcome, seconds);
+          break;
+        case 'error':
+          options.onError(Object.assign(new Error(message.error.message), message.error));
+          break;
+        case 'stopped':
+          void current.terminate();
+      }
+    });
+    current.on('error', (error) => options.onError(error));
+    exited = new Promise((resolve) =>
+      current.once('exit', (code) => {
+        if (!stopping) {
+          options.onError(new Error(`the webhook delivery thread ended (exit code ${code}); starting it again in ${RESTART_MS} ms`));
+          restart = setTimeout(start, RESTART_MS);
+        }
+        resolve();
+      }),
+    );
+  };
+
+  // Until the thread runs: any announcement of due deliveries starts it, and so does a pending one found by
+  // a look now and then. Once it runs, its own store hears other processes and polls.
+  let stopHearing: (() => void) | undefined = options.store.onDeliveriesDue(() => begin());
+  const look = () =>
+    options.store.webhookDeliveries.pendingCount().then(
+      (pending) => pending > 0 && begin(),
+      (error: unknown) => options.onError(error),
+    );
+  const looking = setInterval(look, IDLE_LOOK_MS);
+  looking.unref();
+  void look();
+  const quiet = () => {
+    clearInterval(looking);
+    stopHearing?.();
+    stopHearing = undefined;
+  };
+  const begin = () => {
+    if (thread || stopping) return;
+    quiet();
+    start();
+  };
+
+  let wakeQueued = false;
+  const wake = () => {
+    if (!thread) return begin();
+    if (wakeQueued) return;
+    wakeQueued = true;
+    setImmediate(() => {
+      wakeQueued = false;
+      thread?.postMessage({ kind: 'wake' } satisfies ToThread);
+    });
+  };
+  const stopWaking = options.store.onDeliveriesDue(wake, 'this store');
+  return {
+    wake,
+    async stop() {
+      if (stopping) return exited;
+      stopping = true;
+      quiet();
+      stopWaking();
+      if (restart) clearTimeout(restart);
+      else thread?.postMessage({ kind: 'stop' } satisfies ToThread);
+      await exited;
+    },
+  };
+}
+
+/** The thread's side: run by webhook-thread.mjs inside the worker. */
+export async function runDeliveryThread(): Promise<void> {
+  const port = parentPort!;
+  const data = workerData as ThreadData;
+  const report = (message: FromThread) => port.postMessage(message);
+  // Attempts are reported once per turn, not one message each.
+  let attempts: [AttemptOutcome, number][] = [];
+  const flush = () => {
+    if (attempts.length > 0) report({ kind: 'attempts', attempts });
+    attempts = [];
+  };
+  const observer: DeliveryObserver = {
+    attempted(outcome, seconds) {
+      if (attempts.length === 0) setImmediate(flush);
+      attempts.push([outcome, seconds]);
+    },
+  };
+  const onError = (error: unknown) => {
+    const e = error instanceof Error ? error : new Error(String(error));
+    report({ kind: 'error', error: { name: e.name, message: e.message, ...(e.stack ? { stack: e.stack } : {}) } });
+  };
+  const store = await openStore(data.database);
+  const worker = startDeliveryWorker(store, httpWebhookSender(data.webhookUrls), { observer, onError });
+  // Messages sent before this listener existed were queued: a stop during start-up is not lost.
+  port.on('message', (message: ToThread) => {
+    if (message.kind === 'wake') return worker.wake();
+    void worker
+      .stop()
+      .then(() => store.close())
+      .catch(onError)
+      .finally(() => {
+        flush();
+        report({ kind: 'stopped' });
+      });
+  });
+  report({ kind: 'ready' });
+}

@@ -1,0 +1,121 @@
+// An upsert matches its identifiers with the schema this process saw last, before the current schema is
+// confirmed (domain/item-writes.ts `matchEarly`), so that on PostgreSQL the match shares the round trip of the
+// schema tag's read (`readAhead`, store/postgres/pipeline.ts). The early match may only be kept when the
+// current schema calls for the same statements: a stale schema must never decide which item is updated.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { openStoreWithRaw, type RawStore } from '../helpers/raw-store.ts';
+import { ENGINES } from '../helpers/harness.ts';
+import { ensureOrganization } from '../../src/domain/organizations.ts';
+import { createField, deleteField } from '../../src/domain/collection-fields.ts';
+import { updateItem, upsertItem } from '../../src/domain/item-writes.ts';
+import { REPLACE } from '../../src/domain/item-values.ts';
+import type { Principal } from '../../src/domain/api-keys.ts';
+
+const code = (data: string) => ({ code: { type: 'value/text/single_line', data } });
+const name = (data: string) => ({ name: { type: 'value/text/single_line', data } });
+
+for (const engine of ENGINES) {
+  describe(`upsert matched early with a recent schema (${engine})`, () => {
+    let s: RawStore;
+    let principal: Principal;
+    before(async () => {
+      s = await openStoreWithRaw(engine);
+      const { organization } = await ensureOrganization(s.store, 'early-match');
+      principal = { orgId: organization.id, scope: 'write', actor: { id: 'test', type: 'api_key' } };
+    });
+    after(() => s.close());
+
+    it('matches again when the current schema differs, even where the stale match found an item', async () => {
+      await createField(s.store, principal.orgId, 'deals', { type: 'field/text/single_line', name: 'Code' });
+      const first = await upsertItem(s.store, principal, 'deals', { identifiers: code('X-1') }, REPLACE);
+      assert.equal(first.created, true);
+      const oldField = first.schema.byRef.get('code')!;
+      // Another process replaces the field with a new one of the same ref; this process still has the old
+      // schema cached. The old field's index row is put back, so a match with the stale schema finds the item.
+      const [staleRow] = await s.raw.selectFrom('item_values').selectAll().where('field_id', '=', oldField.id).execute();
+      const other = await s.another();
+      await deleteField(other, principal.orgId, 'deals', 'code');
+      await createField(other, principal.orgId, 'deals', { type: 'field/text/single_line', name: 'Code' });
+      await s.raw.insertInto('item_values').values(staleRow!).execute();
+
+      const second = await upsertItem(s.store, principal, 'deals', { identifiers: code('X-1') }, REPLACE);
+      assert.notEqual(second.schema.byRef.get('code')!.id, oldField.id, 'the upsert ran on the current schema');
+      assert.equal(second.created, true, 'no item holds X-1 in the new field: the upsert creates');
+      assert.notEqual(second.item.id, first.item.id);
+
+      const third = await upsertItem(s.store, principal, 'deals', { identifiers: code('X-1'), values: name('Third') }, REPLACE);
+      assert.equal(third.created, false);
+      assert.equal(third.item.id, second.item.id);
+    });
+
+    it('falls back to the current schema when the recent one rejects the identifiers', async () => {
+      await upsertItem(s.store, principal, 'deals', { identifiers: code('warm') }, REPLACE);
+      const other = await s.another();
+      await createField(other, principal.orgId, 'deals', { type: 'field/text/single_line', name: 'Region' });
+      const identifiers = { region: { type: 'value/text/single_line', data: 'EMEA' } };
+      const made = await upsertItem(s.store, principal, 'deals', { identifiers }, REPLACE);
+      assert.equal(made.created, true);
+      const again = await upsertItem(s.store, principal, 'deals', { identifiers }, REPLACE);
+      assert.equal(again.created, false);
+      assert.equal(again.item.id, made.item.id);
+    });
+  });
+}
+
+for (const engine of ENGINES.filter((e) => e === 'postgres')) {
+  describe(`round trips of an item write (${engine})`, () => {
+    let s: RawStore;
+    let principal: Principal;
+    /** Round trips per client: statements sent while the client had no answer outstanding. */
+    let roundTrips = 0;
+    const query = pg.Client.prototype.query;
+    before(async () => {
+      // Counted below the pipeline, which each pool client wraps around its own query at connect.
+      const outstanding = new WeakMap<object, number>();
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const n = outstanding.get(this) ?? 0;
+        if (n === 0) roundTrips++;
+        outstanding.set(this, n + 1);
+        const settle = () => outstanding.set(this, (outstanding.get(this) ?? 1) - 1);
+        const answer = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+        answer.then(settle, settle);
+        return answer;
+      } as typeof query;
+      s = await openStoreWithRaw(engine);
+      const { organization } = await ensureOrganization(s.store, 'round-trips');
+      principal = { orgId: organization.id, scope: 'write', actor: { id: 'test', type: 'api_key' } };
+      await createField(s.store, principal.orgId, 'deals', { type: 'field/text/single_line', name: 'Code' });
+      // Warm: the schema and the webhook subscriptions cached, statements named.
+      for (const data of ['w-1', 'w-2']) {
+        const { item } = await upsertItem(s.store, principal, 'deals', { identifiers: code(data) }, REPLACE);
+        await upsertItem(s.store, principal, 'deals', { identifiers: code(data), values: name(data) }, REPLACE);
+        await updateItem(s.store, principal, 'deals', item.id, { values: name(`${data}!`) }, REPLACE);
+      }
+    });
+    after(async () => {
+      pg.Client.prototype.query = query;
+      await s?.close();
+    });
+
+    const count = async (write: () => Promise<unknown>) => {
+      roundTrips = 0;
+      await write();
+      return roundTrips;
+    };
+
+    it('an upsert that creates is two round trips: the schema, lock and match; the writes and commit', async () => {
+      assert.equal(await count(() => upsertItem(s.store, principal, 'deals', { identifiers: code('n-1'), values: name('New') }, REPLACE)), 2);
+    });
+
+    it('an upsert that updates is two round trips', async () => {
+      assert.equal(await count(() => upsertItem(s.store, principal, 'deals', { identifiers: code('n-1'), values: name('Again') }, REPLACE)), 2);
+    });
+
+    it('an update of an item by id is two round trips', async () => {
+      const { item } = await upsertItem(s.store, principal, 'deals', { identifiers: code('n-2') }, REPLACE);
+      assert.equal(await count(() => updateItem(s.store, principal, 'deals', item.id, { values: name('Patched') }, REPLACE)), 2);
+    });
+  });
+}
