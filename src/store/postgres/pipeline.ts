@@ -10,7 +10,8 @@
 // statement it carries).
 //
 // A read whose answer is needed only later (`readAhead`: the schema tag read under the schema lock) travels
-// the same way: its caller gets the answer as a promise at once, so the statements after it are not held up.
+// the same way: its caller gets a `Later` at once, so the statements after it are not held up, and asking it
+// for the answer sends whatever is still held.
 //
 // A statement sent this way that fails aborts the transaction, so the statement waited for next fails too
 // (or COMMIT answers ROLLBACK): the caller gets the first failure, which is the one that explains it.
