@@ -6,6 +6,7 @@ import type { ActivityRepo } from '../../domain/ports/store.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 import { writeTogether, type Write } from './write-together.ts';
+import { Binder, bindAll } from './shapes.ts';
 import type { Engine } from './sql-store.ts';
 import { deliveryRow } from './webhooks.ts';
 
@@ -24,27 +25,29 @@ export const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
 export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writableCtes' | 'announce'>, outboxWritten: () => void): ActivityRepo {
   return {
     async insert(activity, deliveries = []) {
+      // Every create records one: the statement is a shape (write-together.ts).
+      const binder = new Binder();
+      const { bind } = binder;
+      const row = {
+        id: bind(activity.id),
+        org_id: bind(activity.orgId),
+        type: bind(activity.type),
+        occurred_at: bind(activity.occurredAt),
+        constituents: bind(JSON.stringify(activity.constituents)),
+      };
       const feedRows = activity.constituents.map((c) => ({
-        activity_id: activity.id,
-        org_id: activity.orgId,
-        entity_type: c.entity.type,
-        entity_id: c.entity.id,
-        relation: c.relation,
-        occurred_at: activity.occurredAt,
+        activity_id: row.id,
+        org_id: row.org_id,
+        entity_type: bind(c.entity.type),
+        entity_id: bind(c.entity.id),
+        relation: bind(c.relation),
+        occurred_at: row.occurred_at,
       }));
-      const writes: [Write, ...Write[]] = [
-        (q) =>
-          q.insertInto('activities').values({
-            id: activity.id,
-            org_id: activity.orgId,
-            type: activity.type,
-            occurred_at: activity.occurredAt,
-            constituents: JSON.stringify(activity.constituents),
-          }),
-      ];
+      const outboxRows = deliveries.map((d) => bindAll(deliveryRow(d), bind));
+      const writes: [Write, ...Write[]] = [(q) => q.insertInto('activities').values(row)];
       if (feedRows.length > 0) writes.push((q) => q.insertInto('activity_entities').values(feedRows));
-      if (deliveries.length > 0) writes.push((q) => q.insertInto('webhook_deliveries').values(deliveries.map(deliveryRow)));
-      await writeTogether(db, engine.writableCtes, writes);
+      if (outboxRows.length > 0) writes.push((q) => q.insertInto('webhook_deliveries').values(outboxRows));
+      await writeTogether(db, engine, `activities.insert ${feedRows.length} ${outboxRows.length}`, binder, writes);
       if (deliveries.length === 0) return;
       // Other processes' delivery workers hear of the outbox rows at commit.
       await engine.announce(db, 'webhook_deliveries');

@@ -7,7 +7,7 @@ import type { ItemRepo, LockMode } from '../../domain/ports/store.ts';
 import type { Database, ItemsTable } from './schema.ts';
 import type { Engine } from './sql-store.ts';
 import { writeTogether, type Write } from './write-together.ts';
-import { shapesOf, slot } from './shapes.ts';
+import { Binder, shapesOf, slot } from './shapes.ts';
 
 /** What an item is read with to be changed: everything but its wire form, which a write renders afresh. */
 const ITEM_COLUMNS = ['id', 'org_id', 'collection_id', 'doc', 'created_at', 'updated_at'] as const;
@@ -22,14 +22,17 @@ export const toItem = (row: ItemRow): Item => ({
   updatedAt: row.updated_at,
 });
 
-const indexRows = (itemId: string, entries: IndexEntry[]) =>
+type IndexRow = Database['item_values'];
+
+/** `bind` puts the values in a shape's slots (shapes.ts); by default they are written as they are. */
+const indexRows = (itemId: string, entries: IndexEntry[], bind: <T>(value: T) => T = (value) => value): IndexRow[] =>
   entries.map((e) => ({
-    item_id: itemId,
-    field_id: e.fieldId,
-    position: e.position,
-    key_text: e.text,
-    key_rev: e.suffix ?? null,
-    key_num: e.num,
+    item_id: bind(itemId),
+    field_id: bind(e.fieldId),
+    position: bind(e.position),
+    key_text: bind(e.text),
+    key_rev: bind(e.suffix ?? null),
+    key_num: bind(e.num),
   }));
 
 const BATCH = 500;
@@ -45,11 +48,11 @@ const holdsKey = (eb: ExpressionBuilder<Database & { v: Database['item_values'] 
 const sameKey = (a: IndexEntry, b: IndexEntry) => a.text === b.text && a.num === b.num && (a.suffix ?? null) === (b.suffix ?? null);
 
 /** Index rows, inserted. */
-const insertRows = (q: QueryCreator<Database>, itemId: string, entries: IndexEntry[]) => q.insertInto('item_values').values(indexRows(itemId, entries));
+const insertRows = (q: QueryCreator<Database>, rows: IndexRow[]) => q.insertInto('item_values').values(rows);
 
 /** Index rows, written over whatever the same field and position held. */
-const upsertRows = (q: QueryCreator<Database>, itemId: string, entries: IndexEntry[]) =>
-  insertRows(q, itemId, entries).onConflict((oc) =>
+const upsertRows = (q: QueryCreator<Database>, rows: IndexRow[]) =>
+  insertRows(q, rows).onConflict((oc) =>
     oc.columns(['item_id', 'field_id', 'position']).doUpdateSet((eb) => ({
       key_text: eb.ref('excluded.key_text'),
       key_rev: eb.ref('excluded.key_rev'),
@@ -73,11 +76,14 @@ function indexChange(fieldIds: string[], entries: IndexEntry[], previous: IndexE
 }
 
 export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' | 'writableCtes'>): ItemRepo {
-  /** Writes the item's row with `head`, and index rows with `rows`: the first batch in the same statement where the engine can. */
-  const withIndexRows = async (head: Write, itemId: string, entries: IndexEntry[], rows: typeof insertRows) => {
-    const first = entries.slice(0, BATCH);
-    await writeTogether(db, engine.writableCtes, first.length === 0 ? [head] : [head, (q) => rows(q, itemId, first)]);
-    for (let i = BATCH; i < entries.length; i += BATCH) await rows(db, itemId, entries.slice(i, i + BATCH)).execute();
+  /**
+   * Writes the item's row with `head` (built over `binder`'s slots), and index rows with `rows`: the first batch
+   * in the same statement where the engine can. `key` names the head's shape.
+   */
+  const withIndexRows = async (key: string, binder: Binder, head: Write, itemId: string, entries: IndexEntry[], rows: typeof insertRows) => {
+    const first = indexRows(itemId, entries.slice(0, BATCH), binder.bind);
+    await writeTogether(db, engine, `${key} ${first.length}`, binder, first.length === 0 ? [head] : [head, (q) => rows(q, first)]);
+    for (let i = BATCH; i < entries.length; i += BATCH) await rows(db, indexRows(itemId, entries.slice(i, i + BATCH))).execute();
   };
   /** Locks the rows a read returns, in id order so that two transactions locking overlapping sets cannot deadlock. */
   const locking = (mode: LockMode | undefined) => (engine.rowLocks ? mode : undefined);
@@ -99,29 +105,30 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
 
   return {
     async insert(item, wire, entries) {
+      const binder = new Binder();
+      const { bind } = binder;
       const row = {
-        id: item.id,
-        org_id: item.orgId,
-        collection_id: item.collectionId,
-        doc: JSON.stringify(item.values),
-        wire: wire.json,
-        wire_tag: wire.tag,
-        created_at: item.createdAt,
-        updated_at: item.updatedAt,
+        id: bind(item.id),
+        org_id: bind(item.orgId),
+        collection_id: bind(item.collectionId),
+        doc: bind(JSON.stringify(item.values)),
+        wire: bind(wire.json),
+        wire_tag: bind(wire.tag),
+        created_at: bind(item.createdAt),
+        updated_at: bind(item.updatedAt),
       };
-      await withIndexRows((q) => q.insertInto('items').values(row), item.id, entries, insertRows);
+      await withIndexRows('items.insert', binder, (q) => q.insertInto('items').values(row), item.id, entries, insertRows);
     },
     async update(item, wire, entries, fieldIds, previous) {
-      const saveDoc: Write = (q) =>
-        q
-          .updateTable('items')
-          .set({ doc: JSON.stringify(item.values), wire: wire.json, wire_tag: wire.tag, updated_at: item.updatedAt })
-          .where('id', '=', item.id)
-          .where('org_id', '=', item.orgId);
+      const binder = new Binder();
+      const { bind } = binder;
+      const set = { doc: bind(JSON.stringify(item.values)), wire: bind(wire.json), wire_tag: bind(wire.tag), updated_at: bind(item.updatedAt) };
+      const [id, orgId] = [bind(item.id), bind(item.orgId)];
+      const saveDoc: Write = (q) => q.updateTable('items').set(set).where('id', '=', id).where('org_id', '=', orgId);
       const kept = fieldIds === undefined ? entries : entries.filter((e) => fieldIds.includes(e.fieldId));
       if (fieldIds !== undefined && previous !== undefined) {
         const { changed, shrunk } = indexChange(fieldIds, kept, previous);
-        await withIndexRows(saveDoc, item.id, changed, upsertRows);
+        await withIndexRows('items.update', binder, saveDoc, item.id, changed, upsertRows);
         if (shrunk.length === 0) return;
         await db
           .deleteFrom('item_values')
@@ -135,7 +142,7 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
         if (fieldIds !== undefined) removal = removal.where('field_id', 'in', fieldIds);
         await removal.execute();
       }
-      await withIndexRows(saveDoc, item.id, kept, insertRows);
+      await withIndexRows('items.update replacing', binder, saveDoc, item.id, kept, insertRows);
     },
     async delete(orgId, id) {
       await db.deleteFrom('item_values').where('item_id', 'in', ownedIds(orgId).where('id', '=', id)).execute();
@@ -201,14 +208,21 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
     },
     async withKeys(orgId, keys, lock) {
       if (keys.length === 0) return [];
-      const holders = db
-        .selectFrom('item_values as v')
-        .select('v.item_id')
-        .where((eb) => eb.or(keys.map(({ fieldId, key }) => holdsKey(eb, fieldId, key))));
-      const read = db.selectFrom('items').select(ITEM_COLUMNS).where('org_id', '=', orgId).where('id', 'in', holders).orderBy('id');
+      // Every upsert matches here: a shape per lock mode and per key's null parts.
+      const { values, bind } = new Binder();
+      const bound = keys.map(({ fieldId, key }) => ({ fieldId: bind(fieldId), key: { text: key.text === null ? null : bind(key.text), num: key.num === null ? null : bind(key.num) } }));
+      const owner = bind(orgId);
       const mode = locking(lock);
-      const rows = await (mode === undefined ? read : mode === 'shared' ? read.forKeyShare() : read.forUpdate()).execute();
-      return rows.map(toItem);
+      const shape = `items.withKeys ${mode} ${keys.map(({ key }) => `${key.text === null ? '-' : 't'}${key.num === null ? '-' : 'n'}`).join(',')}`;
+      const statement = shapes.statement(shape, values, () => {
+        const holders = db
+          .selectFrom('item_values as v')
+          .select('v.item_id')
+          .where((eb) => eb.or(bound.map(({ fieldId, key }) => holdsKey(eb, fieldId, key))));
+        const read = db.selectFrom('items').select(ITEM_COLUMNS).where('org_id', '=', owner).where('id', 'in', holders).orderBy('id');
+        return mode === undefined ? read : mode === 'shared' ? read.forKeyShare() : read.forUpdate();
+      });
+      return (await db.executeQuery(statement)).rows.map(toItem);
     },
     async countWithSeveralValues(orgId, fieldId) {
       const row = await countValueHolders(orgId, fieldId).where('v.position', '>', 0).executeTakeFirstOrThrow();

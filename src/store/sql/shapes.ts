@@ -69,6 +69,27 @@ export class Shapes {
   }
 }
 
+/**
+ * A statement's values, collected as its shape is described: `bind(value)` keeps the value and hands back its
+ * slot, which is what the builder writes where the value goes. The builder runs only for a new shape; the
+ * binding runs for every statement (plain objects, no query building).
+ */
+export class Binder {
+  readonly values: unknown[] = [];
+
+  readonly bind = <T>(value: T): T => {
+    // Kysely leaves an undefined column out of the statement; a slot would put it in.
+    if (value === undefined) throw new Error('a bound value is undefined: say null, or leave the column out of the shape');
+    this.values.push(value);
+    return slot(this.values.length - 1) as T;
+  };
+}
+
+/** `row` with each of its values bound. */
+export function bindAll<R extends object>(row: R, bind: Binder['bind']): R {
+  return Object.fromEntries(Object.entries(row).map(([column, value]) => [column, bind(value)])) as R;
+}
+
 const perEngine = new WeakMap<object, Shapes>();
 
 /** The shapes of one engine (compiled SQL is in its dialect). */

@@ -3,19 +3,35 @@
 // exist (PostgreSQL) one statement, whose foreign keys are checked at its end; elsewhere (SQLite, in-process,
 // no round trips) one per table. The statement starts `with "parent_row" as (`, which is how
 // store/postgres/pipeline.ts knows its answer is not read.
+//
+// These are the writes of every create and upsert, so their statements are shapes (shapes.ts): the writes are
+// built over the binder's slots once per shape key, which must name everything their structure depends on
+// (row counts, which writes there are).
 import type { Compilable, Kysely, QueryCreator } from 'kysely';
 import type { Database } from './schema.ts';
+import { shapesOf, type Binder } from './shapes.ts';
+import type { Engine } from './sql-store.ts';
 
 /** One INSERT, UPDATE or DELETE, built on the handle it is given. */
 export type Write = (creator: QueryCreator<Database>) => Compilable & { execute(): Promise<unknown> };
 
-export async function writeTogether(db: Kysely<Database>, oneStatement: boolean, [parent, ...children]: [Write, ...Write[]]): Promise<void> {
-  if (!oneStatement || children.length === 0) {
-    for (const write of [parent, ...children]) await write(db).execute();
+export async function writeTogether(
+  db: Kysely<Database>,
+  engine: Pick<Engine, 'writableCtes'>,
+  key: string,
+  { values }: Binder,
+  [parent, ...children]: [Write, ...Write[]],
+): Promise<void> {
+  const shapes = shapesOf(engine);
+  if (!engine.writableCtes || children.length === 0) {
+    for (const [i, write] of [parent, ...children].entries()) await db.executeQuery(shapes.statement(`${key}#${i}`, values, () => write(db)));
     return;
   }
-  // Every write but the last runs in a WITH clause though nothing reads it; the names only have to be unique.
-  let creator = db.with('parent_row', (c) => parent(c) as never) as unknown as QueryCreator<Database>;
-  children.slice(0, -1).forEach((write, i) => (creator = creator.with(`child_${String.fromCharCode(97 + i)}`, (c) => write(c) as never) as unknown as QueryCreator<Database>));
-  await children.at(-1)!(creator).execute();
+  const together = () => {
+    // Every write but the last runs in a WITH clause though nothing reads it; the names only have to be unique.
+    let creator = db.with('parent_row', (c) => parent(c) as never) as unknown as QueryCreator<Database>;
+    children.slice(0, -1).forEach((write, i) => (creator = creator.with(`child_${String.fromCharCode(97 + i)}`, (c) => write(c) as never) as unknown as QueryCreator<Database>));
+    return children.at(-1)!(creator);
+  };
+  await db.executeQuery(shapes.statement(key, values, together));
 }
