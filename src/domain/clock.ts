@@ -2,9 +2,10 @@
 // as text on every engine.
 //
 // Time is per organization: the toolkit can freeze, set or advance an organization's clock (org-clock.ts).
-// Work done for an organization runs inside its time context, so every reader of time below — `systemClock`,
-// the default of every `clock?` parameter, and ids' time part — sees that organization's clock without being
-// handed it.
+// Work done for an organization whose clock is controlled runs inside its time context, so every reader of
+// time below — `systemClock`, the default of every `clock?` parameter, and ids' time part — sees that
+// organization's clock without being handed it. Work on the real clock runs in no context: entering one makes
+// Node track every promise from then on, a cost only the toolkit's users should pay.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 export type Clock = () => Date;

@@ -128,14 +128,16 @@ export async function changeClock(store: Store, orgId: string, change: ClockChan
   if (next) await store.clocks.save(orgId, next);
   else await store.clocks.remove(orgId);
   const clock = next ? clockOf(next, base) : base;
-  // The rest of this request (and the due work) already runs on the new time.
+  // The rest of this request already runs on the new time when it runs in a context (the clock was
+  // controlled before); one that starts controlling it has only its answer left, made from the new setting.
   const context = currentTimeContext();
   if (context?.orgId === orgId) {
     if (next) context.clock = clock;
     else delete context.clock;
   }
   if (clock().getTime() > current) {
-    await runInTimeContext({ orgId, ...(next ? { clock } : {}) }, () => runDueWork(store, { orgId, now: clock() }, work));
+    const due = () => runDueWork(store, { orgId, now: clock() }, work);
+    await (next ? runInTimeContext({ orgId, clock }, due) : due());
   }
   return stateOf(next, base);
 }
@@ -145,6 +147,7 @@ export async function sweepDueWork(store: Store, work: DueWork): Promise<void> {
   const clocks = new Map((await store.clocks.list()).map(({ orgId, setting }) => [orgId, clockOf(setting, realClock)]));
   for (const org of await store.organizations.list()) {
     const clock = clocks.get(org.id);
-    await runInTimeContext({ orgId: org.id, ...(clock ? { clock } : {}) }, () => runDueWork(store, { orgId: org.id, now: (clock ?? realClock)() }, work));
+    const due = () => runDueWork(store, { orgId: org.id, now: (clock ?? realClock)() }, work);
+    await (clock ? runInTimeContext({ orgId: org.id, clock }, due) : due());
   }
 }
