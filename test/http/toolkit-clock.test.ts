@@ -68,6 +68,24 @@ for (const engine of ENGINES) {
       assert.ok(Math.abs(Date.parse(note.created_at) - Date.now()) < 60_000, note.created_at);
     });
 
+    it('requests of a frozen organization and of one on the real clock, interleaved, each keep their own time', async () => {
+      // Only the frozen organization's requests run in a time context; the others, running beside them, run in none.
+      assert.equal((await clock('/freeze', { at: T0 })).status, 200);
+      const notes = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => h.post('/v0/notes', { body: `interleaved ${i}` }, i % 2 === 0 ? { key } : {})),
+      );
+      for (const [i, res] of notes.entries()) {
+        assert.equal(res.status, 201, res.text);
+        if (i % 2 === 0) {
+          assert.equal(res.body.created_at, T0);
+          assert.equal(idTime(res.body.id), T0);
+        } else {
+          assert.ok(Math.abs(Date.parse(res.body.created_at) - Date.now()) < 60_000, res.body.created_at);
+          assert.ok(Math.abs(Date.parse(idTime(res.body.id)) - Date.now()) < 60_000, res.body.id);
+        }
+      }
+    });
+
     it('advance moves a frozen clock and runs due work (meeting_held) before it answers', async () => {
       await clock('/set', { to: T0, frozen: true });
       const m = await h.post(
