@@ -104,9 +104,9 @@ async function main() {
   const lags: number[] = [];
   const receiver = fork(join(ROOT, 'bench/webhook-receiver.ts'), { execArgv: ['--import', 'tsx'] });
   const port = await new Promise<number>((resolve) =>
-    receiver.on('message', (message: { port?: number; lag?: number }) => {
+    receiver.on('message', (message: { port?: number; lags?: number[] }) => {
       if (message.port !== undefined) resolve(message.port);
-      if (message.lag !== undefined) lags.push(message.lag);
+      if (message.lags !== undefined) lags.push(...message.lags);
     }),
   );
   const server = await start({ DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', TYCHO_DATA_DIR: dir });

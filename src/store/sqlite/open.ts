@@ -40,6 +40,12 @@ export async function openSqlite(path: string): Promise<Store> {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  // Group commit runs each transaction in a savepoint, and SQLite keeps what a savepoint may have to undo in a
+  // sub-journal that spills to a temporary file past 64 KiB: a batch of creates then opened, wrote page by
+  // page and unlinked a file in /var/tmp. In memory, that costs a create about a fifth of its CPU less. The
+  // temporary b-trees of sorts and DISTINCTs stay in memory too: lists take their order from indexes, or keep
+  // one page of it (ORDER BY … LIMIT), and the rest hold a query's matching ids.
+  database.pragma('temp_store = MEMORY');
   // Without statistics SQLite may build throw-away indexes for correlated probes instead of using ours.
   database.pragma('automatic_index = off');
   const db = new Kysely<Database>({ dialect: new GroupCommitDialect(database, statementCache(database)) });
