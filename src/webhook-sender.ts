@@ -23,9 +23,24 @@ const EXCERPT_BYTES = 1024;
 
 /** The `webhook-signature` value for one attempt (secret `whsec_` + base64 key). */
 export function signature(secret: string, messageId: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  return `v1,${createHmac('sha256', key).update(`${messageId}.${timestamp}.${body}`).digest('base64')}`;
+  return `v1,${createHmac('sha256', signingKey(secret)).update(`${messageId}.${timestamp}.${body}`).digest('base64')}`;
 }
+
+/** What a sender remembers per secret or URL: a stream of events to one endpoint repeats both. */
+const MEMO_ENTRIES = 1000;
+function memo<V>(compute: (key: string) => V): (key: string) => V {
+  const entries = new Map<string, V>();
+  return (key) => {
+    let value = entries.get(key);
+    if (value === undefined) {
+      if (entries.size >= MEMO_ENTRIES) entries.clear();
+      entries.set(key, (value = compute(key)));
+    }
+    return value;
+  };
+}
+
+const signingKey = memo((secret) => Buffer.from(secret.replace(/^whsec_/, ''), 'base64'));
 
 /** The single address `address` as a lookup answer, in the form the caller asked for. */
 const pinnedLookup = (address: string): LookupFunction => (_host, options, callback) => {
@@ -39,6 +54,12 @@ const IDLE_CONNECTIONS = { maxFreeSockets: DELIVERY_CONCURRENCY, timeout: 4_000 
 
 export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs?: number } = {}): WebhookSender {
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const parsedUrl = memo((raw) => new URL(raw));
+  // A host written as an IP address always checks the same: only names are looked up on every attempt.
+  const literalAddress = memo((raw): { ip: string } | { refused: string } | null => {
+    const url = parsedUrl(raw);
+    return ipaddr.isValid(bareHost(url)) ? checkedLiteral(url, [bareHost(url)], policy) : null;
+  });
   const agents = { 'http:': new http.Agent({ keepAlive: true, ...IDLE_CONNECTIONS }), 'https:': new https.Agent({ keepAlive: true, ...IDLE_CONNECTIONS }) };
   return {
     async send(request: WebhookRequest): Promise<WebhookResult> {
@@ -50,19 +71,32 @@ export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs
         error,
         responseExcerpt,
       });
-      const signal = AbortSignal.timeout(timeoutMs);
+      // One timer for the whole attempt, the address check and lookup included.
+      let timedOut = false;
+      let abort = () => {
+        timedOut = true;
+      };
+      const timer = setTimeout(() => abort(), timeoutMs);
       try {
-        const url = new URL(request.url);
-        const address = await checkedAddress(url, policy);
+        const url = parsedUrl(request.url);
+        const address = literalAddress(request.url) ?? (await checkedAddress(url, policy));
         if ('refused' in address) return failure(address.refused);
+        if (timedOut) throw new Error('timed out');
         const timestamp = Math.floor(Date.now() / 1000);
-        const { status, excerpt } = await post(url, address.ip, agents[url.protocol === 'https:' ? 'https:' : 'http:'], request, timestamp, signal);
+        const { status, excerpt } = await post(url, address.ip, agents[url.protocol === 'https:' ? 'https:' : 'http:'], request, timestamp, (cancel) => {
+          abort = () => {
+            timedOut = true;
+            cancel();
+          };
+        });
         if (status >= 200 && status < 300) return { statusCode: status, latencyMs: elapsed(), error: null, responseExcerpt: excerpt };
         const why = status >= 300 && status < 400 ? `the receiver answered ${status}; redirects are not followed` : `the receiver answered ${status}`;
         return failure(why, status, excerpt);
       } catch (error) {
-        if (signal.aborted) return failure(`no answer within ${timeoutMs / 1000} s`);
+        if (timedOut) return failure(`no answer within ${timeoutMs / 1000} s`);
         return failure((error as Error).message || String(error));
+      } finally {
+        clearTimeout(timer);
       }
     },
   };
@@ -70,8 +104,11 @@ export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs
 
 /** The address to connect to, or why none may be used. Every address the name has must be allowed. */
 async function checkedAddress(url: URL, policy: WebhookUrlPolicy): Promise<{ ip: string } | { refused: string }> {
-  const host = bareHost(url);
-  const addresses = ipaddr.isValid(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+  return checkedLiteral(url, (await lookup(bareHost(url), { all: true, verbatim: true })).map((a) => a.address), policy);
+}
+
+/** `addresses`: what the URL's host is (an IP address) or resolves to (a name). */
+function checkedLiteral(url: URL, addresses: string[], policy: WebhookUrlPolicy): { ip: string } | { refused: string } {
   const loopback = isLoopbackHost(url);
   for (const address of addresses) {
     const problem = refusedAddress(address, loopback, policy);
@@ -81,7 +118,15 @@ async function checkedAddress(url: URL, policy: WebhookUrlPolicy): Promise<{ ip:
   return { ip: addresses[0]! };
 }
 
-function post(url: URL, ip: string, agent: http.Agent, request: WebhookRequest, timestamp: number, signal: AbortSignal): Promise<{ status: number; excerpt: string | null }> {
+/** `onRequest` is given the way to cancel the request (on timeout). */
+function post(
+  url: URL,
+  ip: string,
+  agent: http.Agent,
+  request: WebhookRequest,
+  timestamp: number,
+  onRequest: (cancel: () => void) => void,
+): Promise<{ status: number; excerpt: string | null }> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(
@@ -90,7 +135,6 @@ function post(url: URL, ip: string, agent: http.Agent, request: WebhookRequest, 
         method: 'POST',
         agent,
         lookup: pinnedLookup(ip),
-        signal,
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(request.body),
@@ -121,6 +165,7 @@ function post(url: URL, ip: string, agent: http.Agent, request: WebhookRequest, 
       },
     );
     req.on('error', reject);
+    onRequest(() => req.destroy(new Error('timed out')));
     req.end(request.body);
   });
 }

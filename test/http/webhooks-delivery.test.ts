@@ -6,6 +6,8 @@
 // feed — and the metrics.
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createHarness, ENGINES, errorOf, type Harness, type Response } from '../helpers/harness.ts';
 import { makeItem, text } from '../helpers/items.ts';
 import { makeEndpoint, manualClock, startReceiver, type Receiver } from '../helpers/webhooks.ts';
@@ -283,6 +285,33 @@ for (const engine of ENGINES) {
       assert.match(result.error!, /not sent: .*private range/);
       const named = await sender.send({ url: 'http://localhost:1/hook', secret: 'whsec_AAAA', messageId: 'msg_x', body: '{}' });
       assert.doesNotMatch(named.error ?? '', /not sent/, 'localhost may be used');
+      const again = await sender.send({ url: 'https://10.255.255.1/hook', secret: 'whsec_AAAA', messageId: 'msg_y', body: '{}' });
+      assert.match(again.error!, /not sent: .*private range/, 'refused on every attempt, not only the first');
+    });
+
+    it('gives up on a receiver that sends no answer, or only part of one, within the attempt\'s time, and hangs up', async () => {
+      const closed: string[] = [];
+      const silent = createServer((req, res) => {
+        req.on('close', () => closed.push(req.url!));
+        if (req.url === '/stalled') res.writeHead(200, { 'content-length': '100' }).write('{"partial":');
+      });
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const base = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      try {
+        const quick = httpWebhookSender(PUBLIC_ONLY, { timeoutMs: 300 });
+        for (const path of ['/silent', '/stalled']) {
+          const result = await quick.send({ url: `${base}${path}`, secret: 'whsec_AAAA', messageId: 'msg_t', body: '{}' });
+          assert.equal(result.statusCode, null, path);
+          assert.equal(result.error, 'no answer within 0.3 s', path);
+          assert.ok(result.latencyMs >= 290 && result.latencyMs < 5000, `${path}: ${result.latencyMs} ms`);
+        }
+        const deadline = Date.now() + 5000;
+        while (closed.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.deepEqual(closed.sort(), ['/silent', '/stalled'], 'the sender closed both connections');
+      } finally {
+        silent.closeAllConnections();
+        await new Promise((resolve) => silent.close(resolve));
+      }
     });
 
     it('counts attempts by outcome, their latency and the queue depth in /metrics', async () => {
