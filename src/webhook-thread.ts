@@ -13,6 +13,7 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import type { DatabaseLocation } from './store/open-store.ts';
 import { openStore } from './store/open-store.ts';
+import { adoptWriteTurns, writeTurnsBuffer } from './store/sqlite/write-turns.ts';
 import type { Store } from './domain/ports/store.ts';
 import type { AttemptOutcome, DeliveryObserver } from './domain/webhook-delivery.ts';
 import type { WebhookUrlPolicy } from './domain/webhook-urls.ts';
@@ -33,6 +34,8 @@ export const THREAD_POOL_SIZE = 4;
 interface ThreadData {
   database: DatabaseLocation;
   webhookUrls: WebhookUrlPolicy;
+  /** Shared, not copied: the thread takes turns at SQLite's write lock with this one (store/sqlite/write-turns.ts). */
+  writeTurns: SharedArrayBuffer;
 }
 
 type ToThread = { kind: 'wake' } | { kind: 'stop' };
@@ -43,7 +46,7 @@ type FromThread =
   | { kind: 'error'; error: { name: string; message: string; stack?: string } }
   | { kind: 'stopped' };
 
-export interface DeliveryThreadOptions extends ThreadData {
+export interface DeliveryThreadOptions extends Omit<ThreadData, 'writeTurns'> {
   /** The store the API writes through: its commits of outbox rows wake the thread. */
   store: Store;
   observer?: DeliveryObserver;
@@ -60,7 +63,7 @@ export interface DeliveryThreadOptions extends ThreadData {
  */
 export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryWorker {
   const database = options.database.engine === 'postgres' ? { ...options.database, poolSize: Math.min(options.database.poolSize, THREAD_POOL_SIZE) } : options.database;
-  const data: ThreadData = { database, webhookUrls: options.webhookUrls };
+  const data: ThreadData = { database, webhookUrls: options.webhookUrls, writeTurns: writeTurnsBuffer() };
   let stopping = false;
   let thread: Worker | undefined;
   let exited: Promise<void> = Promise.resolve();
@@ -96,14 +99,18 @@ export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryWor
     );
   };
 
-  // Until the thread runs: any announcement of due deliveries starts it, and so does a pending one found by
-  // a look now and then. Once it runs, its own store hears other processes and polls.
+  // Until the thread runs: any announcement of due deliveries starts it, and so does a look now and then (and
+  // once at start) that finds deliveries pending or an endpoint enabled — so that, where events are to be
+  // expected, the first ones do not wait for the thread to start. Once it runs, its own store hears other
+  // processes and polls.
   let stopHearing: (() => void) | undefined = options.store.onDeliveriesDue(() => begin());
-  const look = () =>
-    options.store.webhookDeliveries.pendingCount().then(
-      (pending) => pending > 0 && begin(),
-      (error: unknown) => options.onError(error),
-    );
+  const look = async () => {
+    try {
+      if ((await options.store.webhookDeliveries.pendingCount()) > 0 || (await options.store.webhookEndpoints.anyEnabled())) begin();
+    } catch (error) {
+      options.onError(error);
+    }
+  };
   const looking = setInterval(look, IDLE_LOOK_MS);
   looking.unref();
   void look();
@@ -164,6 +171,7 @@ export async function runDeliveryThread(): Promise<void> {
     const e = error instanceof Error ? error : new Error(String(error));
     report({ kind: 'error', error: { name: e.name, message: e.message, ...(e.stack ? { stack: e.stack } : {}) } });
   };
+  adoptWriteTurns(data.writeTurns);
   const store = await openStore(data.database);
   const worker = startDeliveryWorker(store, httpWebhookSender(data.webhookUrls), { observer, onError });
   // Messages sent before this listener existed were queued: a stop during start-up is not lost.

@@ -282,6 +282,8 @@ export interface WebhookEndpointRepo {
   list(orgId: string, page: PageRequest): Promise<Page<WebhookEndpoint>>;
   /** Ids of the organization's enabled endpoints subscribed to `eventType` (one index range scan, remembered per process while no endpoint changes anywhere). */
   subscribed(orgId: string, eventType: string): Promise<string[]>;
+  /** Whether any organization has an enabled endpoint (so deliveries are to be expected). */
+  anyEnabled(): Promise<boolean>;
   /**
    * Leases up to `limit` enabled endpoints that have deliveries due and no live lease, and returns them. Rows
    * another process is leasing at the same moment are skipped, never waited for.

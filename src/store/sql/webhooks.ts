@@ -63,6 +63,9 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
       .execute();
   };
   return {
+    async anyEnabled() {
+      return (await db.selectFrom('webhook_endpoints').select('id').where('status', '=', 'enabled').limit(1).executeTakeFirst()) !== undefined;
+    },
     async insert(e) {
       await db
         .insertInto('webhook_endpoints')

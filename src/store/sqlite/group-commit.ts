@@ -15,9 +15,10 @@
 // - Transactions never interleave: one runs at a time (a FIFO lock), as with Kysely's own SQLite driver; the
 //   lock is shared by every connection of the thread, so two of them never wait for each other in SQLite. (A
 //   worker thread has its own: the webhook delivery thread's connection meets the API's at SQLite's write lock,
-//   as another process's would.)
+//   and they take turns through write-turns.ts, another process's meets it at SQLite's busy handler.)
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import * as turns from './write-turns.ts';
 
 /** A batch is committed early when it holds this many transactions (a bound on what one failure takes down). */
 const MAX_BATCH = 128;
@@ -169,6 +170,8 @@ export class GroupCommitDriver implements Driver {
 
   /** Takes the connection for a transaction or a plain write: the open batch, or a new one. */
   async join(): Promise<Batch> {
+    // Before queueing for this thread's lock, so that the thread's reads are not held up meanwhile.
+    if (this.batch === undefined && turns.mustWait()) await turns.awaitTurn();
     await this.lock.acquire();
     try {
       const open = this.batch;
@@ -177,6 +180,7 @@ export class GroupCommitDriver implements Driver {
       // the write lock now, so a second process (the CLI) waits here, not half-way through.
       commitOpenGroups();
       this.database.exec('begin immediate');
+      turns.began();
       const batch = new Batch();
       this.batch = batch;
       setImmediate(() => void this.flush(batch));
@@ -225,16 +229,20 @@ export class GroupCommitDriver implements Driver {
   /** COMMITs `batch` (the caller holds the lock) and settles everyone waiting for it. */
   private commit(batch: Batch): void {
     this.batch = undefined;
-    if (batch.broken || !this.database.inTransaction) {
-      batch.settle(new Error('SQLite rolled the transaction back'));
-      return;
-    }
     try {
-      this.database.exec('commit');
-      batch.settle();
-    } catch (error) {
-      if (this.database.inTransaction) this.database.exec('rollback');
-      batch.settle(error);
+      if (batch.broken || !this.database.inTransaction) {
+        batch.settle(new Error('SQLite rolled the transaction back'));
+        return;
+      }
+      try {
+        this.database.exec('commit');
+        batch.settle();
+      } catch (error) {
+        if (this.database.inTransaction) this.database.exec('rollback');
+        batch.settle(error);
+      }
+    } finally {
+      turns.ended();
     }
   }
 }
