@@ -5,8 +5,8 @@
 // Here a thread whose write lock is held by another awaits the release (its event loop keeps running), and a
 // thread that waited goes next.
 //
-// The turns are advice, never needed for correctness: SQLite's lock still decides, and every wait is short
-// and bounded, so a thread that died holding a turn (or waiting for one) costs one bounded wait, after which
+// The turns are advice, never needed for correctness: SQLite's lock still decides, and every wait is
+// bounded, so a thread that died holding a turn (or waiting for one) costs one bounded wait, after which
 // the next thread to begin writes over what it left. Other processes on the file are not part of this; they
 // meet at the busy handler as before.
 import { threadId } from 'node:worker_threads';
@@ -16,8 +16,11 @@ const NEXT = 1; // threadId + 1 of a thread that waited for the holder and goes 
 const CHANGES = 2; // moves whenever HOLDER does, for waiters to wake on
 const SLOTS = 3;
 
-/** How long a thread waits for another's write transaction before leaving it to SQLite's busy handler. */
-const HOLDER_WAIT_MS = 50;
+/**
+ * How long a thread waits for another's write transaction before leaving it to SQLite's busy handler: longer
+ * than any of ours lasts, so that only a thread that died inside one (a stale turn) is waited out.
+ */
+const HOLDER_WAIT_MS = 1000;
 /** How long a thread lets one that waited before it go first. */
 const NEXT_WAIT_MS = 2;
 
