@@ -58,7 +58,7 @@ export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs
   // A host written as an IP address always checks the same: only names are looked up on every attempt.
   const literalAddress = memo((raw): { ip: string } | { refused: string } | null => {
     const url = parsedUrl(raw);
-    return ipaddr.isValid(bareHost(url)) ? checkedLiteral(url, [bareHost(url)], policy) : null;
+    return ipaddr.isValid(bareHost(url)) ? checkedAddresses(url, [bareHost(url)], policy) : null;
   });
   const agents = { 'http:': new http.Agent({ keepAlive: true, ...IDLE_CONNECTIONS }), 'https:': new https.Agent({ keepAlive: true, ...IDLE_CONNECTIONS }) };
   return {
@@ -104,11 +104,11 @@ export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs
 
 /** The address to connect to, or why none may be used. Every address the name has must be allowed. */
 async function checkedAddress(url: URL, policy: WebhookUrlPolicy): Promise<{ ip: string } | { refused: string }> {
-  return checkedLiteral(url, (await lookup(bareHost(url), { all: true, verbatim: true })).map((a) => a.address), policy);
+  return checkedAddresses(url, (await lookup(bareHost(url), { all: true, verbatim: true })).map((a) => a.address), policy);
 }
 
 /** `addresses`: what the URL's host is (an IP address) or resolves to (a name). */
-function checkedLiteral(url: URL, addresses: string[], policy: WebhookUrlPolicy): { ip: string } | { refused: string } {
+function checkedAddresses(url: URL, addresses: string[], policy: WebhookUrlPolicy): { ip: string } | { refused: string } {
   const loopback = isLoopbackHost(url);
   for (const address of addresses) {
     const problem = refusedAddress(address, loopback, policy);
