@@ -289,6 +289,30 @@ for (const engine of ENGINES) {
       assert.match(again.error!, /not sent: .*private range/, 'refused on every attempt, not only the first');
     });
 
+    it('records an attempt the receiver does not answer in time as failed with the reason, and sends the event again later with the same webhook-id', async () => {
+      const other = await h.newOrg();
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created'], other.key);
+      await person('Slow receiver', other.key);
+      const quick = httpWebhookSender(PUBLIC_ONLY, { timeoutMs: 300 });
+      receiver.delayMs = 2000;
+      const first = await deliverDue(h.store, quick, { clock, random: noJitter, orgId: other.orgId });
+      assert.deepEqual([first.attempts, first.failed], [1, 1]);
+      const attempts = await h.get(`/v0/tycho/webhook_endpoints/${ep.id}/attempts`, { key: other.key });
+      assert.equal(attempts.status, 200, attempts.text);
+      assert.equal(attempts.body.data.length, 1);
+      assert.equal(attempts.body.data[0].status_code, null);
+      assert.equal(attempts.body.data[0].error, 'no answer within 0.3 s');
+      receiver.delayMs = 0;
+      clock.advance(RETRY_SCHEDULE_MS[0]);
+      const second = await deliverDue(h.store, quick, { clock, random: noJitter, orgId: other.orgId });
+      assert.equal(second.succeeded, 1);
+      const ids = receiver.received.map((r) => r.id);
+      assert.equal(new Set(ids).size, 1, `one webhook-id for both attempts: ${ids.join(', ')}`);
+      const after = await h.get(`/v0/tycho/webhook_endpoints/${ep.id}/attempts`, { key: other.key });
+      assert.deepEqual(after.body.data.map((a: any) => a.status_code), [200, null], 'newest first');
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`, { key: other.key });
+    });
+
     it('gives up on a receiver that sends no answer, or only part of one, within the attempt\'s time, and hangs up', async () => {
       const closed: string[] = [];
       const silent = createServer((req, res) => {
