@@ -156,24 +156,32 @@ async function drive(url: string, scenario: Scenario, headers: Record<string, st
 }
 
 /**
- * Sandboxes cloned from the 1,000-item snapshot, one at a time through HTTP (each deleted again untimed):
- * the time a test waits for its sandbox.
+ * Sandboxes cloned from the 1,000-item snapshot and deleted again, one at a time through HTTP, beside the
+ * dataset's organization: the time a test waits for its sandbox, and how long its deletion holds the database.
  */
-async function timeSandboxClones(url: string, sourceId: string, rows: number): Promise<string> {
+async function timeSandboxes(url: string, sourceId: string, rows: number): Promise<string> {
   const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
-  const times: number[] = [];
+  const clones: number[] = [];
+  const deletes: number[] = [];
   const runs = smoke ? 3 : 40;
   for (let i = 0; i < runs; i++) {
-    const started = performance.now();
+    let started = performance.now();
     const res = await fetch(`${url}/v0/tycho/admin/sandboxes`, { method: 'POST', headers, body: JSON.stringify({ snapshot: 'bench', organization_id: sourceId }) });
     const body = (await res.json()) as { id: string };
-    times.push(performance.now() - started);
+    clones.push(performance.now() - started);
     if (res.status !== 201) throw new Error(`sandbox clone: ${res.status} ${JSON.stringify(body)}`);
-    await fetch(`${url}/v0/tycho/admin/sandboxes/${body.id}`, { method: 'DELETE', headers: { authorization: headers.authorization } });
+    started = performance.now();
+    const deleted = await fetch(`${url}/v0/tycho/admin/sandboxes/${body.id}`, { method: 'DELETE', headers: { authorization: headers.authorization } });
+    await deleted.arrayBuffer();
+    deletes.push(performance.now() - started);
+    if (deleted.status >= 300) throw new Error(`sandbox delete: ${deleted.status}`);
   }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1);
-  return `sandbox clone of a ${SNAPSHOT_ITEMS.toLocaleString('en')}-item snapshot (${rows.toLocaleString('en')} rows), ${runs} one at a time: p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms`;
+  const quantiles = (times: number[]) => {
+    times.sort((a, b) => a - b);
+    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1);
+    return `p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms`;
+  };
+  return `sandbox of a ${SNAPSHOT_ITEMS.toLocaleString('en')}-item snapshot (${rows.toLocaleString('en')} rows), ${runs} one at a time: clone ${quantiles(clones)}; delete ${quantiles(deletes)}`;
 }
 
 async function main(): Promise<void> {
@@ -342,6 +350,18 @@ async function main(): Promise<void> {
     ];
     const scenarios = allScenarios.filter((s) => wanted(s.name));
 
+    const pad = (s: string, n: number) => s.padEnd(n);
+    const setup = `${engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${processes === 1 ? 'one process' : `${processes} processes`}`;
+    console.log(`\nTycho benchmark — ${setup}, ${size.toLocaleString('en')} items (built in ${buildSeconds.toFixed(1)} s), ${connections} connections, ${duration} s per scenario`);
+    console.log('ceiling: share of the static ceiling (bare Fastify, precomputed body of the same size); real: share of the minimal real server (node:http + better-sqlite3, stored rows as they are)');
+    console.log(`${pad('scenario', 40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ceiling'.padStart(8)} ${'real'.padStart(6)} ${'RSS MB'.padStart(7)} ${'CPU µs'.padStart(7)}${engine === 'postgres' ? ` ${'DB µs'.padStart(7)}` : ''}`);
+    // Each row as its scenario finishes: a long run shows where it is, and a stopped one keeps what it measured.
+    const printRow = (r: Row) => {
+      const real = r.dbRatio === undefined ? '—' : `${(r.dbRatio * 100).toFixed(0)}%`;
+      console.log(
+        `${pad(r.name, 40)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.ratio * 100).toFixed(0).padStart(7)}% ${real.padStart(6)} ${r.rss.toFixed(0).padStart(7)} ${r.cpuUs.toFixed(0).padStart(7)}${r.dbUs !== undefined ? ` ${r.dbUs.toFixed(0).padStart(7)}` : ''}`,
+      );
+    };
     const rows: Row[] = [];
     for (const scenario of scenarios) {
       const { body, headers } = payloadOf(scenario);
@@ -362,7 +382,7 @@ async function main(): Promise<void> {
       const ceilingResult = await drive(ceiling.url, { name: 'ceiling', method: 'GET', path: `/bytes/${Buffer.byteLength(sample.text)}` }, {}, connections);
       const dbResult = dbCeiling ? await drive(dbCeiling.url, dbScenario(scenario, sample.text), {}, connections) : undefined;
       if (dbResult && dbResult.non2xx + dbResult.errors > 0) throw new Error(`${scenario.name}: the minimal real server failed ${dbResult.non2xx + dbResult.errors} requests`);
-      rows.push({
+      const row: Row = {
         name: scenario.name,
         rps: result.rps,
         p50: result.p50,
@@ -372,23 +392,12 @@ async function main(): Promise<void> {
         rss: Math.max(...servers.map((s) => peakRss(s.child.pid!))),
         cpuUs,
         dbUs,
-      });
+      };
+      rows.push(row);
+      printRow(row);
     }
 
-    const clones = only.length === 0 || only.some((w) => 'sandbox'.includes(w)) ? await timeSandboxClones(tycho.url, source.id, snapshot.rows) : undefined;
-
-    const pad = (s: string, n: number) => s.padEnd(n);
-    const setup = `${engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${processes === 1 ? 'one process' : `${processes} processes`}`;
-    console.log(`\nTycho benchmark — ${setup}, ${size.toLocaleString('en')} items (built in ${buildSeconds.toFixed(1)} s), ${connections} connections, ${duration} s per scenario`);
-    console.log('ceiling: share of the static ceiling (bare Fastify, precomputed body of the same size); real: share of the minimal real server (node:http + better-sqlite3, stored rows as they are)');
-    console.log(`${pad('scenario', 40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ceiling'.padStart(8)} ${'real'.padStart(6)} ${'RSS MB'.padStart(7)} ${'CPU µs'.padStart(7)}${engine === 'postgres' ? ` ${'DB µs'.padStart(7)}` : ''}`);
-    for (const r of rows) {
-      const real = r.dbRatio === undefined ? '—' : `${(r.dbRatio * 100).toFixed(0)}%`;
-      console.log(
-        `${pad(r.name, 40)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.ratio * 100).toFixed(0).padStart(7)}% ${real.padStart(6)} ${r.rss.toFixed(0).padStart(7)} ${r.cpuUs.toFixed(0).padStart(7)}${r.dbUs !== undefined ? ` ${r.dbUs.toFixed(0).padStart(7)}` : ''}`,
-      );
-    }
-    if (clones) console.log(clones);
+    if (only.length === 0 || only.some((w) => 'sandbox'.includes(w))) console.log(await timeSandboxes(tycho.url, source.id, snapshot.rows));
     const page1 = rows.find((r) => r.name.startsWith('list 20, page 1'));
     const deep = rows.find((r) => r.name.startsWith('list 20, deep page'));
     if (page1 && deep) {

@@ -20,6 +20,7 @@ import * as toolkit from './0016-toolkit.ts';
 import * as requestJournal from './0017-request-journal.ts';
 import * as webhookDeliveryRounds from './0018-webhook-delivery-rounds.ts';
 import * as itemWire from './0019-item-wire.ts';
+import * as foreignKeyIndexes from './0020-foreign-key-indexes.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0017-request-journal': requestJournal,
   '0018-webhook-delivery-rounds': webhookDeliveryRounds,
   '0019-item-wire': itemWire,
+  '0020-foreign-key-indexes': foreignKeyIndexes,
 };
 
 export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {
