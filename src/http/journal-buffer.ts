@@ -1,14 +1,23 @@
-// The request journal is written off the request path: entries wait here and go to the store in one
-// transaction per batch, at most FLUSH_MS after the first of them arrived (at once when MAX_BATCH wait).
+// The request journal is written off the request path: entries wait here and go to the store at most FLUSH_MS
+// after the first of them arrived (at once when MAX_PENDING wait), in transactions of at most CHUNK entries.
 // Reading or clearing the journal through this process flushes first, so a client finds every request it
 // has had an answer to; through another process sharing the database they show within FLUSH_MS. A process
 // that stops flushes on close; one that dies loses its unflushed entries (never an API write).
+//
+// Writing is what the journal costs: a stored entry is a row of up to a few kilobytes, written to the
+// database's log, checkpointed, and deleted again once `keep` newer ones exist. So an organization's entries
+// wait here at most `keep` deep: one pushed out before it was written would only have been written to be
+// deleted. Under load (more than `keep` requests of one organization in FLUSH_MS) most entries are never
+// written; below it every entry is.
 import { saveJournalEntries } from '../domain/journal.ts';
 import type { JournalEntry } from '../domain/ports/toolkit-store.ts';
 import type { Store } from '../domain/ports/store.ts';
 
-const FLUSH_MS = 50;
-const MAX_BATCH = 200;
+const FLUSH_MS = 1000;
+/** Entries of all organizations waiting that make the flush start at once: bounds the memory they hold. */
+const MAX_PENDING = 5_000;
+/** Entries per transaction: a write holds the event loop, and the database, for a few milliseconds at most. */
+const CHUNK = 100;
 
 export interface JournalBuffer {
   add(entry: JournalEntry): void;
@@ -16,34 +25,55 @@ export interface JournalBuffer {
   flush(): Promise<void>;
 }
 
+/** An organization's newest `keep` entries: once full, each new one takes the oldest one's place. */
+interface Ring {
+  entries: JournalEntry[];
+  oldest: number;
+}
+
+const inOrder = (ring: Ring) => [...ring.entries.slice(ring.oldest), ...ring.entries.slice(0, ring.oldest)];
+
 export function journalBuffer(store: Store, keep: number, onError: (error: unknown) => void): JournalBuffer {
-  let pending: JournalEntry[] = [];
+  let pending = new Map<string, Ring>();
+  let count = 0;
   let timer: NodeJS.Timeout | undefined;
   // Batches are written one after the other, so each organization's trimming sees the batches before it.
   let written: Promise<void> = Promise.resolve();
-  // A batch that fails (an organization deleted meanwhile) is written again organization by organization, so only
-  // the entries that cannot be written are dropped.
-  const save = async (batch: JournalEntry[]) => {
+  // A chunk that fails (an organization deleted meanwhile) is written again organization by organization, so
+  // only the entries that cannot be written are dropped.
+  const saveChunk = async (chunk: JournalEntry[]) => {
     try {
-      await saveJournalEntries(store, batch, keep);
+      await saveJournalEntries(store, chunk, keep);
     } catch {
-      for (const orgId of new Set(batch.map((e) => e.orgId))) {
-        await saveJournalEntries(store, batch.filter((e) => e.orgId === orgId), keep).catch(onError);
+      for (const orgId of new Set(chunk.map((e) => e.orgId))) {
+        await saveJournalEntries(store, chunk.filter((e) => e.orgId === orgId), keep).catch(onError);
       }
     }
+  };
+  const save = async (entries: JournalEntry[]) => {
+    for (let i = 0; i < entries.length; i += CHUNK) await saveChunk(entries.slice(i, i + CHUNK));
   };
   const flush = () => {
     clearTimeout(timer);
     timer = undefined;
-    const batch = pending;
-    pending = [];
+    const batch = [...pending.values()].flatMap(inOrder);
+    pending = new Map();
+    count = 0;
     if (batch.length > 0) written = written.then(() => save(batch));
     return written;
   };
   return {
     add(entry) {
-      pending.push(entry);
-      if (pending.length >= MAX_BATCH) void flush();
+      let ring = pending.get(entry.orgId);
+      if (!ring) pending.set(entry.orgId, (ring = { entries: [], oldest: 0 }));
+      if (ring.entries.length < keep) {
+        ring.entries.push(entry);
+        count++;
+      } else {
+        ring.entries[ring.oldest] = entry;
+        ring.oldest = (ring.oldest + 1) % keep;
+      }
+      if (count >= MAX_PENDING) void flush();
       else if (timer === undefined) timer = setTimeout(flush, FLUSH_MS).unref();
     },
     flush,
