@@ -61,6 +61,8 @@ describe('Operator console and docs page in Chromium', { skip }, () => {
     await page.click('button[type=submit]');
     await page.getByRole('link', { name: 'People' }).waitFor();
     // Optional sections show when their API answers for this key; sandboxes need an admin key, this one is not.
+    // They show together, once every probe has answered, which may be after the collections.
+    await page.getByRole('link', { name: 'Request journal' }).waitFor();
     assert.deepEqual(await page.locator('header nav a').allInnerTexts(), ['Collections', 'Notes', 'Files', 'Activity', 'Webhooks', 'Request journal']);
   });
 
