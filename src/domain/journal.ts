@@ -1,8 +1,6 @@
 // The request journal: what each organization's clients sent and got, newest first, for integration tests to
 // assert on (like WireMock's). Bodies are cut to a few kilobytes, and credentials never reach the table:
 // the Authorization header and every body or header property whose name says secret are replaced.
-import { newId } from './ids.ts';
-import { timestamp, type Clock } from './clock.ts';
 import type { JournalEntry, JournalQuery } from './ports/toolkit-store.ts';
 import type { Store } from './ports/store.ts';
 
@@ -40,7 +38,11 @@ export function journalBody(text: string | undefined): string | null {
   return truncate(JSON.stringify(redact(parsed)));
 }
 
+/** A request as it was answered: what its journal entry is made from, once it is written. */
 export interface JournalRequest {
+  /** The entry's id, and the time of the answer, taken then: they order the journal. */
+  id: string;
+  occurredAt: string;
   orgId: string;
   requestId: string;
   method: string;
@@ -53,7 +55,7 @@ export interface JournalRequest {
 }
 
 /** The journal's record of a request: query and headers redacted, bodies redacted and cut. */
-export function journalEntry(request: JournalRequest, clock?: Clock): JournalEntry {
+export function journalEntry(request: JournalRequest): JournalEntry {
   const [path, query] = splitUrl(request.url);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -61,7 +63,7 @@ export function journalEntry(request: JournalRequest, clock?: Clock): JournalEnt
     headers[name] = isSecretHeader(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
   }
   const entry: JournalEntry = {
-    id: newId(),
+    id: request.id,
     orgId: request.orgId,
     requestId: request.requestId,
     method: request.method,
@@ -72,7 +74,7 @@ export function journalEntry(request: JournalRequest, clock?: Clock): JournalEnt
     requestHeaders: headers,
     requestBody: journalBody(request.requestBody),
     responseBody: journalBody(request.responseBody),
-    occurredAt: timestamp(clock),
+    occurredAt: request.occurredAt,
   };
   return entry;
 }

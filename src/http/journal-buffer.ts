@@ -9,7 +9,7 @@
 // wait here at most `keep` deep: one pushed out before it was written would only have been written to be
 // deleted. Under load (more than `keep` requests of one organization in FLUSH_MS) most entries are never
 // written; below it every entry is.
-import { saveJournalEntries } from '../domain/journal.ts';
+import { journalEntry, saveJournalEntries, type JournalRequest } from '../domain/journal.ts';
 import type { JournalEntry } from '../domain/ports/toolkit-store.ts';
 import type { Store } from '../domain/ports/store.ts';
 
@@ -20,14 +20,15 @@ const MAX_PENDING = 5_000;
 const CHUNK = 100;
 
 export interface JournalBuffer {
-  add(entry: JournalEntry): void;
+  /** An answered request: made into an entry (redacted, cut) only if it is written. */
+  add(request: JournalRequest): void;
   /** Resolves once every entry added so far is stored (or, when the store failed, reported and dropped). */
   flush(): Promise<void>;
 }
 
-/** An organization's newest `keep` entries: once full, each new one takes the oldest one's place. */
+/** An organization's newest `keep` requests: once full, each new one takes the oldest one's place. */
 interface Ring {
-  entries: JournalEntry[];
+  entries: JournalRequest[];
   oldest: number;
 }
 
@@ -56,21 +57,21 @@ export function journalBuffer(store: Store, keep: number, onError: (error: unkno
   const flush = () => {
     clearTimeout(timer);
     timer = undefined;
-    const batch = [...pending.values()].flatMap(inOrder);
+    const batch = [...pending.values()].flatMap(inOrder).map(journalEntry);
     pending = new Map();
     count = 0;
     if (batch.length > 0) written = written.then(() => save(batch));
     return written;
   };
   return {
-    add(entry) {
-      let ring = pending.get(entry.orgId);
-      if (!ring) pending.set(entry.orgId, (ring = { entries: [], oldest: 0 }));
+    add(request) {
+      let ring = pending.get(request.orgId);
+      if (!ring) pending.set(request.orgId, (ring = { entries: [], oldest: 0 }));
       if (ring.entries.length < keep) {
-        ring.entries.push(entry);
+        ring.entries.push(request);
         count++;
       } else {
-        ring.entries[ring.oldest] = entry;
+        ring.entries[ring.oldest] = request;
         ring.oldest = (ring.oldest + 1) % keep;
       }
       if (count >= MAX_PENDING) void flush();

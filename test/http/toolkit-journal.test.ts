@@ -5,6 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
+import { buildApp } from '../../src/app.ts';
 
 for (const engine of ENGINES) {
   describe(`toolkit: the request journal (${engine})`, () => {
@@ -69,6 +70,20 @@ for (const engine of ENGINES) {
       assert.equal(entries[0].query, 'limit=25');
       assert.equal(entries[19].query, 'limit=6');
       assert.ok(entries.every((e) => !e.path.startsWith('/v0/tycho/journal')));
+    });
+
+    it("another server on the same database writes its newest requests when it stops, the ones it answered last", async () => {
+      await h.delete('/v0/tycho/journal');
+      // A second server with a journal buffer of its own, as another process sharing the database would be.
+      const other = await buildApp({ store: h.store, blobs: h.blobs, cursorSecret: 'other-cursor-secret', downloadSecret: 'other-download-secret', logLevel: 'silent', journalSize: 20 });
+      const headers = { authorization: `Bearer ${h.key}` };
+      for (let i = 0; i < 30; i++) assert.equal((await other.inject({ method: 'GET', url: `/v0/notes?limit=${i + 1}`, headers })).statusCode, 200);
+      await other.close();
+      const entries = await journal('?limit=100');
+      assert.deepEqual(
+        entries.map((e) => e.query),
+        Array.from({ length: 20 }, (_, i) => `limit=${30 - i}`),
+      );
     });
 
     it('cuts long bodies and belongs to one organization', async () => {

@@ -1,9 +1,11 @@
-// The journal buffer writes each organization's newest `keep` entries, in order, in transactions of at most 100:
-// an entry pushed out before it was written is never written (it would only be deleted again).
+// The journal buffer writes each organization's newest `keep` requests, in order, in transactions of at most 100:
+// one pushed out before it was written is never written (it would only be deleted again), nor made into an
+// entry.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { journalBuffer } from '../../src/http/journal-buffer.ts';
 import type { JournalEntry } from '../../src/domain/ports/toolkit-store.ts';
+import type { JournalRequest } from '../../src/domain/journal.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
 
 /** A store whose journal records each insertMany call (its entries' ids), failing for `refused` organizations. */
@@ -21,20 +23,35 @@ function recordingStore(refused = new Set<string>()) {
   return { store, calls };
 }
 
-const entry = (orgId: string, n: number): JournalEntry => ({
-  id: `${orgId}-${String(n).padStart(5, '0')}`,
-  orgId,
-  requestId: `req-${n}`,
-  method: 'GET',
-  path: '/v0/notes',
-  query: '',
-  status: 200,
-  latencyMs: 1,
-  requestHeaders: {},
-  requestBody: null,
-  responseBody: null,
-  occurredAt: new Date(0).toISOString(),
-});
+/** Requests whose headers were read, i.e. that were made into journal entries. */
+const made = new Set<string>();
+
+const entry = (orgId: string, n: number): JournalRequest => {
+  const id = `${orgId}-${String(n).padStart(5, '0')}`;
+  // Making an entry reads the headers (to redact them): the proxy notes that it happened.
+  const headers = new Proxy<Record<string, string>>(
+    { accept: '*/*' },
+    {
+      ownKeys(target) {
+        made.add(id);
+        return Reflect.ownKeys(target);
+      },
+    },
+  );
+  return {
+    id,
+    occurredAt: new Date(0).toISOString(),
+    orgId,
+    requestId: `req-${n}`,
+    method: 'GET',
+    url: '/v0/notes?limit=1',
+    status: 200,
+    latencyMs: 1,
+    headers,
+    requestBody: undefined,
+    responseBody: '{"type":"list","data":[]}',
+  };
+};
 
 const range = (orgId: string, from: number, to: number) => Array.from({ length: to - from }, (_, i) => entry(orgId, from + i).id);
 
@@ -46,6 +63,7 @@ describe('journal buffer', () => {
     for (let n = 0; n < 3; n++) buffer.add(entry('b', n));
     await buffer.flush();
     assert.deepEqual(calls.flat(), [...range('a', 18, 23), ...range('b', 0, 3)]);
+    assert.deepEqual([...made].filter((id) => id.startsWith('a-')).sort(), range('a', 18, 23), 'the pushed-out requests were never made into entries');
     await buffer.flush();
     assert.equal(calls.length, 1, 'nothing is written twice');
   });

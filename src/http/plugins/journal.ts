@@ -1,8 +1,9 @@
 // Records every authenticated /v0 request in its organization's journal (domain/journal.ts) as its answer
-// is sent, through the buffer that writes entries in batches (journal-buffer.ts). The journal's own calls are
-// not recorded.
+// is sent, through the buffer that writes entries in batches (journal-buffer.ts), which makes an entry only of
+// a request it writes. The journal's own calls are not recorded.
 import type { FastifyInstance } from 'fastify';
-import { journalEntry } from '../../domain/journal.ts';
+import { newId } from '../../domain/ids.ts';
+import { timestamp } from '../../domain/clock.ts';
 import type { JournalBuffer } from '../journal-buffer.ts';
 
 export const JOURNAL_PATH = '/v0/tycho/journal';
@@ -15,19 +16,19 @@ export function registerJournal(app: FastifyInstance, journal: JournalBuffer | u
     const isMultipart = request.headers['content-type']?.startsWith('multipart/') ?? false;
     const requestBody = request.body !== undefined ? JSON.stringify(request.body) : isMultipart ? '[multipart body not recorded]' : undefined;
     const responseBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
-    journal.add(
-      journalEntry({
-        orgId: request.principal.orgId,
-        requestId: request.id,
-        method: request.method,
-        url: request.url,
-        status: reply.statusCode,
-        latencyMs: reply.elapsedTime,
-        headers: request.headers,
-        requestBody,
-        responseBody,
-      }),
-    );
+    journal.add({
+      id: newId(),
+      occurredAt: timestamp(),
+      orgId: request.principal.orgId,
+      requestId: request.id,
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      latencyMs: reply.elapsedTime,
+      headers: request.headers,
+      requestBody,
+      responseBody,
+    });
     return payload;
   });
 }
