@@ -20,6 +20,19 @@ const OWNED_THROUGH: Record<WithoutOrgId, { parent: WithOrgId; column: string } 
   item_values: { parent: 'items', column: 'item_id' },
 };
 
+/**
+ * Tables with `org_id` where no index leads with it (an index there would lead SQLite's planner, which has no
+ * statistics, to walk an organization's items for lookups the value index answers): their rows are found
+ * through the indexed column that points at a parent row, so reading or deleting an organization never scans
+ * other organizations' rows.
+ */
+const FOUND_THROUGH: Partial<Record<WithOrgId, { parent: WithOrgId; column: string }>> = {
+  items: { parent: 'collections', column: 'collection_id' },
+  fields: { parent: 'collections', column: 'collection_id' },
+  message_attachments: { parent: 'inbox_messages', column: 'message_id' },
+  webhook_attempts: { parent: 'webhook_endpoints', column: 'endpoint_id' },
+};
+
 /** Owned tables that are not the organization's data: its credentials and the toolkit's records about it. */
 const OUTSIDE_STATE: readonly WithOrgId[] = ['api_keys', 'org_clocks', 'snapshots', 'request_journal'];
 
@@ -32,7 +45,7 @@ const MIGRATION_TABLES = new Set(['kysely_migration', 'kysely_migration_lock']);
 interface OwnedTable {
   name: string;
   columns: string[];
-  /** How a row belongs to the organization: its own org_id, or its parent's. */
+  /** How a row is found for the organization: by its own org_id, or through its parent's. */
   through?: { parent: string; column: string };
   state: boolean;
 }
@@ -40,6 +53,7 @@ interface OwnedTable {
 /** What the catalogue says, in an order where every table comes after the tables it references. */
 interface Catalogue {
   tables: OwnedTable[];
+  byName: Map<string, OwnedTable>;
 }
 
 /** The engine-specific catalogue queries. */
@@ -99,7 +113,7 @@ async function readCatalogue(db: Kysely<Database>, queries: CatalogueQueries): P
   for (const name of await queries.tables(db)) {
     if (MIGRATION_TABLES.has(name)) continue;
     const columns = await queries.columns(db, name);
-    const declaration = declared[name];
+    const declaration = declared[name] ?? (FOUND_THROUGH as Record<string, { parent: string; column: string }>)[name];
     if (declaration === 'global') continue;
     if (!columns.includes('org_id') && declaration === undefined) {
       throw new Error(`table ${name} has no org_id column and is not declared in OWNED_THROUGH (src/store/sql/org-state.ts)`);
@@ -119,7 +133,7 @@ async function readCatalogue(db: Kysely<Database>, queries: CatalogueQueries): P
     ordered.push(rest);
   };
   for (const name of [...owned.keys()].sort()) visit(name);
-  return { tables: ordered };
+  return { tables: ordered, byName: new Map(ordered.map((t) => [t.name, t])) };
 }
 
 export function orgStateRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' | 'announce'>, cacheKey: object): OrgStateRepo {
@@ -130,26 +144,45 @@ export function orgStateRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' |
     if (!found) catalogues.set(cacheKey, (found = readCatalogue(db, queries)));
     return found;
   };
-  const rowsOf = (table: OwnedTable, orgId: string, columns: RawBuilder<unknown> = table.through ? sql`c.*` : sql`*`) =>
-    table.through
-      ? sql<Row>`select ${columns} from ${sql.table(table.name)} c join ${sql.table(table.through.parent)} p on p.id = c.${sql.ref(table.through.column)} where p.org_id = ${orgId}`
-      : sql<Row>`select ${columns} from ${sql.table(table.name)} where org_id = ${orgId}`;
+  /**
+   * `from <table> c …` joined up to the table that holds the organization's id: the organization's rows of
+   * `table`, reached from the organization through an index at every step. Joins, not `col in (subquery)`:
+   * with statistics SQLite estimates such a list by its average, and an organization's few rows in a
+   * collection that another organization fills make it scan.
+   */
+  const reach = (found: Catalogue, table: OwnedTable, orgId: string): RawBuilder<unknown> => {
+    const joins: RawBuilder<unknown>[] = [];
+    let alias = 'c';
+    for (let step = table, n = 1; step.through; n++) {
+      const parent = found.byName.get(step.through.parent)!;
+      joins.push(sql`join ${sql.table(parent.name)} ${sql.raw(`p${n}`)} on ${sql.ref(`p${n}.id`)} = ${sql.ref(`${alias}.${step.through.column}`)}`);
+      alias = `p${n}`;
+      step = parent;
+    }
+    return sql`from ${sql.table(table.name)} c ${sql.join(joins, sql` `)} where ${sql.ref(`${alias}.org_id`)} = ${orgId}`;
+  };
+  const rowsOf = (found: Catalogue, table: OwnedTable, orgId: string, columns: RawBuilder<unknown> = sql`c.*`) =>
+    sql<Row>`select ${columns} ${reach(found, table, orgId)}`;
+  /** A table without an id of its own (item_values) goes by its parent's ids. */
+  const deleteRows = (found: Catalogue, table: OwnedTable, orgId: string) => {
+    if (!table.through) return sql`delete from ${sql.table(table.name)} where org_id = ${orgId}`;
+    if (table.columns.includes('id')) return sql`delete from ${sql.table(table.name)} where id in (select c.id ${reach(found, table, orgId)})`;
+    const parent = found.byName.get(table.through.parent)!;
+    return sql`delete from ${sql.table(table.name)} where ${sql.ref(table.through.column)} in (select c.id ${reach(found, parent, orgId)})`;
+  };
   // Rows written behind the repositories' backs: whatever any process remembers of any of them goes.
   const announceAll = async () => {
     for (const topic of CHANGE_TOPICS) await engine.announce(db, topic);
   };
-  const deleteRows = (table: OwnedTable, orgId: string) =>
-    table.through
-      ? sql`delete from ${sql.table(table.name)} where ${sql.ref(table.through.column)} in (select id from ${sql.table(table.through.parent)} where org_id = ${orgId})`
-      : sql`delete from ${sql.table(table.name)} where org_id = ${orgId}`;
 
   return {
     async read(orgId) {
       const tables: OrgRows = {};
       let count = 0;
-      for (const table of (await catalogue()).tables) {
+      const found = await catalogue();
+      for (const table of found.tables) {
         if (!table.state) continue;
-        const rows = (await rowsOf(table, orgId).execute(db)).rows;
+        const rows = (await rowsOf(found, table, orgId).execute(db)).rows;
         count += rows.length;
         if (rows.length > 0) tables[table.name] = { columns: Object.keys(rows[0]!), json: JSON.stringify(rows) };
       }
@@ -167,18 +200,21 @@ export function orgStateRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' |
     },
     async clear(orgId) {
       await announceAll();
-      for (const table of [...(await catalogue()).tables].reverse()) if (table.state) await deleteRows(table, orgId).execute(db);
+      const found = await catalogue();
+      for (const table of [...found.tables].reverse()) if (table.state) await deleteRows(found, table, orgId).execute(db);
     },
     async removeOrganization(orgId) {
       await announceAll();
-      for (const table of [...(await catalogue()).tables].reverse()) await deleteRows(table, orgId).execute(db);
+      const found = await catalogue();
+      for (const table of [...found.tables].reverse()) await deleteRows(found, table, orgId).execute(db);
       await db.deleteFrom('organizations').where('id', '=', orgId).execute();
     },
     async blobKeys(orgId) {
       const keys: string[] = [];
-      for (const table of (await catalogue()).tables) {
+      const found = await catalogue();
+      for (const table of found.tables) {
         if (!table.state || !table.columns.includes(BLOB_KEY)) continue;
-        const rows = (await rowsOf(table, orgId, sql.ref(`${table.through ? 'c' : table.name}.${BLOB_KEY}`)).execute(db)).rows;
+        const rows = (await rowsOf(found, table, orgId, sql.ref(`c.${BLOB_KEY}`)).execute(db)).rows;
         for (const row of rows) if (typeof row[BLOB_KEY] === 'string' && row[BLOB_KEY] !== '') keys.push(row[BLOB_KEY]);
       }
       return keys;

@@ -1,0 +1,10 @@
+import { openStore } from './src/store/open-store.ts';
+import { ensureOrganization } from './src/domain/organizations.ts';
+import { buildDataset } from './bench/dataset.ts';
+const store = await openStore({ engine: 'sqlite', path: '/tmp/ds.sqlite' });
+const { organization } = await ensureOrganization(store, 'default');
+await buildDataset(store, organization.id, Number(process.argv[2]), true);
+const { organization: small } = await ensureOrganization(store, 'small');
+await buildDataset(store, small.id, 1000, true);
+console.log(small.id);
+await store.close();

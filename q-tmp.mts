@@ -1,0 +1,13 @@
+import Database from 'better-sqlite3';
+const db = new Database('/tmp/ds.sqlite', { readonly: true });
+const org = process.argv[2];
+const plan = (q: string, ...a: unknown[]) => console.log(q.slice(0, 90), '=>', db.prepare(`explain query plan ${q}`).all(...a).map((r: any) => r.detail).join(' | '));
+const c = (db.prepare(`select id from collections where org_id = ? and ref='people'`).get(org) as any).id;
+plan(`delete from items where collection_id = ?`, c);
+plan(`delete from items where collection_id in (select id from collections where org_id = ?)`, org);
+plan(`delete from items where id in (select id from items where collection_id in (select id from collections where org_id = ?))`, org);
+plan(`delete from items where rowid in (select i.rowid from collections c join items i on i.collection_id = c.id where c.org_id = ?)`, org);
+plan(`select * from items where collection_id in (select id from collections where org_id = ?)`, org);
+plan(`select c.* from collections p join items c on c.collection_id = p.id where p.org_id = ?`, org);
+plan(`delete from item_values where item_id in (select id from items where collection_id in (select id from collections where org_id = ?))`, org);
+console.log(db.prepare(`select * from sqlite_stat1 where tbl in ('items','collections')`).all());
