@@ -21,10 +21,10 @@ const OWNED_THROUGH: Record<WithoutOrgId, { parent: WithOrgId; column: string } 
 };
 
 /**
- * Tables with `org_id` where no index leads with it (an index there would lead SQLite's planner, which has no
- * statistics, to walk an organization's items for lookups the value index answers): their rows are found
- * through the indexed column that points at a parent row, so reading or deleting an organization never scans
- * other organizations' rows.
+ * Tables with `org_id` where no index leads with it: their rows are found through the indexed column that points
+ * at a parent row, so reading or deleting an organization never scans other organizations' rows. (Items must not
+ * get such an index: SQLite's planner, without statistics, would walk it for lookups the value index answers.)
+ * A table added without either makes test/store/org-state-plans.test.ts fail.
  */
 const FOUND_THROUGH: Partial<Record<WithOrgId, { parent: WithOrgId; column: string }>> = {
   items: { parent: 'collections', column: 'collection_id' },
