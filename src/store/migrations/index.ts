@@ -21,6 +21,7 @@ import * as requestJournal from './0017-request-journal.ts';
 import * as webhookDeliveryRounds from './0018-webhook-delivery-rounds.ts';
 import * as itemWire from './0019-item-wire.ts';
 import * as foreignKeyIndexes from './0020-foreign-key-indexes.ts';
+import * as organizationReferences from './0021-organization-references.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -45,13 +46,20 @@ const MIGRATIONS: Record<string, Step> = {
   '0018-webhook-delivery-rounds': webhookDeliveryRounds,
   '0019-item-wire': itemWire,
   '0020-foreign-key-indexes': foreignKeyIndexes,
+  '0021-organization-references': organizationReferences,
 };
 
-export async function migrateToLatest(db: Kysely<any>, types: ColumnTypes): Promise<void> {
+/**
+ * Applies the steps not applied yet, in order, and names them; `upTo` stops after the step of that name (tests
+ * build older schemas).
+ */
+export async function migrate(db: Kysely<any>, types: ColumnTypes, upTo?: string): Promise<string[]> {
   const migrations = Object.fromEntries(
     Object.entries(MIGRATIONS).map(([name, step]): [string, Migration] => [name, { up: (db) => step.up(db, types) }]),
   );
   const provider: MigrationProvider = { getMigrations: async () => migrations };
-  const { error } = await new Migrator({ db, provider }).migrateToLatest();
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = upTo === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(upTo);
   if (error) throw error;
+  return (results ?? []).map((r) => r.migrationName);
 }

@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type DatabaseConnection, type Driver, type QueryResult, type CompiledQuery } from 'kysely';
 import { serviceUnavailable } from '../../domain/errors.ts';
-import { migrateToLatest } from '../migrations/index.ts';
+import { migrate } from '../migrations/index.ts';
 import { POSTGRES_TYPES } from '../migrations/column-types.ts';
 import { SqlStore, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
@@ -140,7 +140,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
     close: () => changes.close(),
   };
   try {
-    await migrateToLatest(db, POSTGRES_TYPES);
+    await migrate(db, POSTGRES_TYPES);
   } catch (error) {
     await db.destroy();
     await changes.close();

@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { exclusively, GroupCommitDialect } from './group-commit.ts';
-import { migrateToLatest } from '../migrations/index.ts';
+import { migrate } from '../migrations/index.ts';
 import { SQLITE_TYPES } from '../migrations/column-types.ts';
 import { SqlStore, type ChangeTopic, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
@@ -38,7 +38,6 @@ export async function openSqlite(path: string): Promise<Store> {
   const database = new BetterSqlite3(path);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
-  database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   // Group commit runs each transaction in a savepoint, and SQLite keeps what a savepoint may have to undo in a
   // sub-journal that spills to a temporary file past 64 KiB: a batch of creates then opened, wrote page by
@@ -85,13 +84,20 @@ export async function openSqlite(path: string): Promise<Store> {
     // transactional) the second process waits, then finds the steps applied.
     // The steps run through a plain Kysely on the same handle (its close is left to `db`).
     const migrator = new Kysely<Database>({ dialect: new SqliteDialect({ database: { prepare: (source) => database.prepare(source), close: () => {} } }) });
+    // Foreign keys are enforced once the steps have run. While they run they are off, as SQLite's procedure for
+    // changing a table's definition asks (0021 drops a table and puts a rebuilt one in its place); after steps
+    // ran, every reference is checked before they commit.
     await exclusively(async () => {
+      database.pragma('foreign_keys = OFF');
       database.exec('begin immediate');
       try {
-        await migrateToLatest(migrator, SQLITE_TYPES);
+        const applied = await migrate(migrator, SQLITE_TYPES);
+        const broken = applied.length === 0 ? [] : (database.pragma('foreign_key_check') as { table: string; parent: string }[]);
+        if (broken.length > 0) throw new Error(`migration left ${broken.length} rows whose references fail, e.g. ${broken[0]!.table} → ${broken[0]!.parent}`);
         database.exec('commit');
       } finally {
         if (database.inTransaction) database.exec('rollback');
+        database.pragma('foreign_keys = ON');
       }
     });
   } catch (error) {
