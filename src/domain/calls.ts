@@ -195,9 +195,11 @@ async function matchParticipants(store: Store, orgId: string, participants: Stor
   const orgField = people.fields.find((f) => f.type === 'field/relation' && (f.config.allowedCollectionIds ?? []).includes(organizations.collection.id));
   const personOf = new Map<string, string>();
   if (phoneField) {
-    for (const phone of new Set(participants.map((p) => p.phone))) {
-      const ids = await store.items.idsWithKey(orgId, phoneField.id, indexKey(phoneField, phone.toLowerCase()));
-      const first = [...ids].sort()[0];
+    const keyOf = (phone: string) => indexKey(phoneField, phone.toLowerCase()).text;
+    const keys = participants.map((p) => keyOf(p.phone)).filter((key) => key !== null);
+    const holders = await store.items.idsByTextKey(orgId, phoneField.id, keys);
+    for (const { phone } of participants) {
+      const first = holders.get(keyOf(phone) ?? '')?.[0];
       if (first !== undefined) personOf.set(phone, first);
     }
   }
@@ -227,10 +229,21 @@ async function matchParticipants(store: Store, orgId: string, participants: Stor
 
 async function saveLinks(store: Store, orgId: string, call: Call, previous: StoredParticipant[], tags: boolean): Promise<void> {
   const kept = new Set(call.participants.map((p) => p.id));
+  const earlier = new Set(previous.map((p) => p.id));
   for (const gone of previous.filter((p) => !kept.has(p.id))) await store.links.deleteEntity(orgId, PARTICIPANT, gone.id);
-  for (const p of call.participants) {
-    await store.links.replace(orgId, PARTICIPANT, p.id, PERSON, p.person ? [{ type: 'item', id: p.person.id }] : []);
-    await store.links.replace(orgId, PARTICIPANT, p.id, ORGANIZATION, p.organization ? [{ type: 'item', id: p.organization.id }] : []);
+  const matchesOf = (p: CallParticipant) => [
+    { role: PERSON, targets: p.person ? [{ type: 'item', id: p.person.id }] : [] },
+    { role: ORGANIZATION, targets: p.organization ? [{ type: 'item', id: p.organization.id }] : [] },
+  ];
+  // A new participant has no links to replace: its matches are only inserted, which on PostgreSQL is not waited
+  // for (a delete is), so a new call's links cost no round trip.
+  const fresh = call.participants.filter((p) => !earlier.has(p.id));
+  await store.links.insertMany(
+    orgId,
+    fresh.flatMap((p) => matchesOf(p).flatMap(({ role, targets }) => targets.map((t, position) => ({ fromType: PARTICIPANT, fromId: p.id, role, position, toType: t.type, toId: t.id })))),
+  );
+  for (const p of call.participants.filter((q) => earlier.has(q.id))) {
+    for (const { role, targets } of matchesOf(p)) await store.links.replace(orgId, PARTICIPANT, p.id, role, targets);
   }
   if (tags) await store.links.replace(orgId, 'call', call.id, TAG, call.tags.map(tagTarget));
 }
@@ -247,10 +260,18 @@ async function recordOccurred(store: Store, call: Call): Promise<void> {
 /** The lock that serialises writers of one provider call id (the unique index backs it up). */
 const providerLock = (orgId: string, input: CallInput) => recordLock('call_provider', `${orgId}:${input.provider}:${input.provider_id}`);
 
-async function findByProvider(store: Store, orgId: string, provider: string, providerId: string): Promise<CallRecord | undefined> {
-  const page = await store.calls.list(orgId, { limit: 1 }, { provider, providerId });
-  return page.rows[0];
+/**
+ * A call write reads the People and Organizations schemas (to match participants), so it holds the schema lock
+ * shared, as item writes do; the organization's schema tag is then read once, travelling with the lookup of the
+ * call instead of taking a round trip per schema.
+ */
+async function lockForWrite(tx: Store, orgId: string, input: CallInput): Promise<void> {
+  await tx.lockSchema(orgId, 'shared');
+  await tx.lock([providerLock(orgId, input)]);
 }
+
+const findByProvider = (store: Store, orgId: string, provider: string, providerId: string): Promise<CallRecord | undefined> =>
+  store.calls.findBy(orgId, { provider, providerId });
 
 /** Writes a new call (`current` undefined) or replaces `current` with the input. */
 async function write(tx: Store, principal: Principal, input: CallInput, current: CallRecord | undefined, clock?: Clock): Promise<Call> {
@@ -258,7 +279,8 @@ async function write(tx: Store, principal: Principal, input: CallInput, current:
   checkCueTexts(input);
   const record = buildRecord(input, current, orgId, timestamp(clock));
   const participants = await matchParticipants(tx, orgId, record.participants);
-  const tags = input.tags === undefined ? (current ? (await withLinks(tx, orgId, [current]))[0]!.tags : []) : await checkTagPointers(tx, orgId, 'calls', input.tags);
+  const tags =
+    input.tags === undefined ? (current ? ((await linkedTags(tx, orgId, 'call', [current.id])).get(current.id) ?? []) : []) : await checkTagPointers(tx, orgId, 'calls', input.tags);
   const call: Call = { ...record, participants, tags };
   if (current) await tx.calls.update(record);
   else await tx.calls.insert(record);
@@ -269,7 +291,7 @@ async function write(tx: Store, principal: Principal, input: CallInput, current:
 
 export async function createCall(store: Store, principal: Principal, input: CallInput, clock?: Clock): Promise<Call> {
   return store.transaction(async (tx) => {
-    await tx.lock([providerLock(principal.orgId, input)]);
+    await lockForWrite(tx, principal.orgId, input);
     if (await findByProvider(tx, principal.orgId, input.provider, input.provider_id)) {
       throw new AppError('conflict', `a call with provider "${input.provider}" and provider_id "${input.provider_id}" exists already; POST /calls/upsert updates it`);
     }
@@ -281,7 +303,7 @@ export async function createCall(store: Store, principal: Principal, input: Call
 export async function upsertCall(store: Store, principal: Principal, input: CallInput, clock?: Clock): Promise<{ call: Call; created: boolean }> {
   const attempt = () =>
     store.transaction(async (tx) => {
-      await tx.lock([providerLock(principal.orgId, input)]);
+      await lockForWrite(tx, principal.orgId, input);
       const current = await findByProvider(tx, principal.orgId, input.provider, input.provider_id);
       return { call: await write(tx, principal, input, current, clock), created: current === undefined };
     });

@@ -213,7 +213,7 @@ export async function saveMeeting(store: Store, orgId: string, input: MeetingInp
   const saved = await store.transaction(async (tx) => {
     // Racing saves of one UID wait for each other; the unique index is the last word.
     await tx.lock([recordLock('meeting_uid', `${orgId}:${uid}`)]);
-    const [found] = (await tx.meetings.list(orgId, { limit: 1 }, { iCalUid: uid })).rows;
+    const found = await tx.meetings.findBy(orgId, { iCalUid: uid });
     if (found) await tx.lock([recordLock('meeting', found.id)]);
     const current = found ? await tx.meetings.find(orgId, found.id) : undefined;
     const now = timestamp(clock);

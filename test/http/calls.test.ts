@@ -343,9 +343,11 @@ for (const engine of ENGINES) {
   describe(`calls: upsert and list (${engine})`, () => {
     let h: Harness;
     let ada: any;
+    let grace: any;
     before(async () => {
       h = await createHarness(engine);
       ada = await makeItem(h, 'people', { name: text('Ada'), phone: [val('telephone_number', ADA_PHONE)] });
+      grace = await makeItem(h, 'people', { name: text('Grace'), phone: [val('telephone_number', GRACE_PHONE)] });
     });
     after(() => h.close());
 
@@ -371,6 +373,11 @@ for (const engine of ENGINES) {
       // A participant with the same phone and role keeps its id.
       assert.equal(second.body.participants[0].id, first.body.participants[0].id);
       assert.deepEqual(second.body.participants.map((p: any) => p.phone), [ADA_PHONE, GRACE_PHONE]);
+      // The kept participant's matches were rewritten and the new one's written: both read back matched.
+      const matched = (call: any) => call.participants.map((p: any) => p.person?.id);
+      assert.deepEqual(matched(first.body), [ada.id, undefined]);
+      assert.deepEqual(matched(second.body), [ada.id, grace.id]);
+      assert.deepEqual(matched((await h.get(`/v0/calls/${first.body.id}`)).body), matched(second.body));
       // One call_occurred, from the creation.
       assert.equal((await activitiesOf(h, 'call', first.body.id)).length, 1);
       // Another provider with the same id is another call.

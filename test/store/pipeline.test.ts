@@ -7,14 +7,18 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { isHeldBack, pipelineTransactions } from '../../src/store/postgres/pipeline.ts';
 import { throwawayPostgres } from '../helpers/harness.ts';
+import { UNREAD_MARK } from '../../src/store/sql/unread.ts';
 
 describe('isHeldBack', () => {
-  it('holds back only inserts whose answer nobody reads', () => {
+  it('holds back only inserts and marked writes whose answer nobody reads', () => {
     assert.equal(isHeldBack('insert into "notes" ("id") values ($1)'), true);
     assert.equal(isHeldBack('with "parent_row" as (update "items" set "doc" = $1) insert into "item_values" values ($2) on conflict ("a") do update set "b" = $3'), true);
     assert.equal(isHeldBack('insert into "keys" ("id") values ($1) on conflict ("id") do nothing'), false);
     assert.equal(isHeldBack('insert into "notes" ("id") values ($1) returning "id"'), false);
     assert.equal(isHeldBack('update "notes" set "body" = $1'), false);
+    // Unless marked as a write whose answer its caller does not read (store/sql/unread.ts).
+    assert.equal(isHeldBack(`${UNREAD_MARK}update "notes" set "body" = $1`), true);
+    assert.equal(isHeldBack(`${UNREAD_MARK}delete from "links" where "org_id" = $1`), true);
     assert.equal(isHeldBack('select 1'), false);
     assert.equal(isHeldBack('select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest($1::text[]) as k'), true);
     assert.equal(isHeldBack('select pg_advisory_xact_lock_shared(hashtextextended(k, 0)) from unnest($1::text[]) as k'), true);

@@ -4,9 +4,9 @@
 // current schema calls for the same statements: a stale schema must never decide which item is updated.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { openStoreWithRaw, type RawStore } from '../helpers/raw-store.ts';
 import { ENGINES } from '../helpers/harness.ts';
+import { openCountedStore, untilSubscriptionsRemembered, type CountedStore } from '../helpers/round-trips.ts';
 import { ensureOrganization } from '../../src/domain/organizations.ts';
 import { createField, deleteField } from '../../src/domain/collection-fields.ts';
 import { updateItem, upsertItem } from '../../src/domain/item-writes.ts';
@@ -66,26 +66,12 @@ for (const engine of ENGINES) {
 
 for (const engine of ENGINES.filter((e) => e === 'postgres')) {
   describe(`round trips of an item write (${engine})`, () => {
+    let counted: CountedStore;
     let s: RawStore;
     let principal: Principal;
-    /** Round trips per client: statements sent while the client had no answer outstanding. */
-    let roundTrips = 0;
-    const query = pg.Client.prototype.query;
     before(async () => {
-      // Counted below the pipeline, which each pool client wraps around its own query at connect.
-      const outstanding = new WeakMap<object, number>();
-      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-        const n = outstanding.get(this) ?? 0;
-        if (n === 0) roundTrips++;
-        outstanding.set(this, n + 1);
-        const settle = () => outstanding.set(this, (outstanding.get(this) ?? 1) - 1);
-        const answer = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
-        answer.then(settle, settle);
-        return answer;
-      } as typeof query;
-      s = await openStoreWithRaw(engine);
-      const { organization } = await ensureOrganization(s.store, 'round-trips');
-      principal = { orgId: organization.id, scope: 'write', actor: { id: 'test', type: 'api_key' } };
+      counted = await openCountedStore('round-trips');
+      ({ s, principal } = counted);
       await createField(s.store, principal.orgId, 'deals', { type: 'field/text/single_line', name: 'Code' });
       // Warm: the schema cached, statements named.
       for (const data of ['w-1', 'w-2']) {
@@ -93,25 +79,10 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
         await upsertItem(s.store, principal, 'deals', { identifiers: code(data), values: name(data) }, REPLACE);
         await updateItem(s.store, principal, 'deals', item.id, { values: name(`${data}!`) }, REPLACE);
       }
-      // The webhook subscriptions are remembered only once the store's LISTEN connection is up (until then
-      // each create looks them up): wait for it, as a warm server has, by writing until a create stops asking.
-      for (let i = 0; i < 100; i++) {
-        roundTrips = 0;
-        await upsertItem(s.store, principal, 'deals', { identifiers: code(`listen-${i}`) }, REPLACE);
-        if (roundTrips <= 2) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await untilSubscriptionsRemembered(counted.trips, () => upsertItem(s.store, principal, 'deals', { identifiers: code(`listen-${Math.random()}`) }, REPLACE));
     });
-    after(async () => {
-      pg.Client.prototype.query = query;
-      await s?.close();
-    });
-
-    const count = async (write: () => Promise<unknown>) => {
-      roundTrips = 0;
-      await write();
-      return roundTrips;
-    };
+    after(() => counted?.close());
+    const count = (write: () => Promise<unknown>) => counted.trips.count(write);
 
     it('an upsert that creates is two round trips: the schema, lock and match; the writes and commit', async () => {
       assert.equal(await count(() => upsertItem(s.store, principal, 'deals', { identifiers: code('n-1'), values: name('New') }, REPLACE)), 2);

@@ -114,6 +114,8 @@ export interface ItemRepo {
   idsReferencing(orgId: string, itemId: string): Promise<string[]>;
   /** Items of `fieldId` holding a value with exactly this index key. */
   idsWithKey(orgId: string, fieldId: string, key: IndexKey): Promise<string[]>;
+  /** For each of these text keys that `fieldId` holds, the items holding it, in id order: many lookups in one. */
+  idsByTextKey(orgId: string, fieldId: string, keys: string[]): Promise<Map<string, string[]>>;
   /**
    * The items holding any of these exact index keys, in id order, read and locked in one step (`lock` as in
    * `findMany`): what an upsert matches on its identifiers.
@@ -155,6 +157,8 @@ export interface RecordRepo<T extends { id: string; orgId: string }, F extends k
   find(orgId: string, id: string): Promise<T | undefined>;
   findMany(orgId: string, ids: string[]): Promise<T[]>;
   list(orgId: string, page: PageRequest, where?: RecordFilter<F>): Promise<Page<T>>;
+  /** The record whose properties equal `where`, for lookups by a unique key (a call's provider id). */
+  findBy(orgId: string, where: { [K in F]?: string }): Promise<T | undefined>;
 }
 
 /** Meetings, found by id or (`list` filter) by iCalendar UID, and the bookkeeping of `activity/meeting_held`. */

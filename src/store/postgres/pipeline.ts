@@ -17,6 +17,7 @@
 // (or COMMIT answers ROLLBACK): the caller gets the first failure, which is the one that explains it.
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { Later } from '../sql/sql-store.ts';
+import { UNREAD_MARK } from '../sql/unread.ts';
 
 type Query = (...args: unknown[]) => Promise<unknown>;
 interface Corkable {
@@ -46,13 +47,15 @@ export async function readAhead<DB, R>(db: Kysely<DB>, query: Compilable<R>): Pr
 }
 
 /**
- * Statements whose answer no caller reads: plain inserts and `store/sql/write-together.ts` statements (a
+ * Statements whose answer no caller reads: writes marked so (`store/sql/unread.ts`), plain inserts and
+ * `store/sql/write-together.ts` statements (a
  * row and its dependants), never with RETURNING or ON CONFLICT DO NOTHING, whose count tells whether a row
  * was written; the advisory locks `store.lock` takes, which are still taken before the next statement runs
  * (and so before its snapshot is taken); and change notices (`select pg_notify(…)`,
  * store/postgres/changes.ts), delivered at commit anyway.
  */
 export function isHeldBack(text: string): boolean {
+  if (text.startsWith(UNREAD_MARK)) return true;
   if (/^select pg_advisory_xact_lock(_shared)?\(hashtextextended\(k, 0\)\) from unnest\(\$1::text\[\]\) as k$/.test(text)) return true;
   if (/^select pg_notify\(\$1, \$2\)$/i.test(text)) return true;
   return /^(insert into |with "parent_row" as \()/i.test(text) && !/\breturning\b|\bdo nothing\b/i.test(text);

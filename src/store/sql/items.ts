@@ -206,6 +206,13 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
     async idsWithKey(orgId, fieldId, key) {
       return ids(itemsWithValues(orgId).where((eb) => holdsKey(eb, fieldId, key)));
     },
+    async idsByTextKey(orgId, fieldId, keys) {
+      const holders = new Map<string, string[]>();
+      if (keys.length === 0) return holders;
+      const rows = await itemsWithValues(orgId).select('v.key_text').where('v.field_id', '=', fieldId).where('v.key_text', 'in', [...new Set(keys)]).orderBy('v.item_id').execute();
+      for (const { item_id, key_text } of rows) holders.set(key_text!, [...(holders.get(key_text!) ?? []), item_id]);
+      return holders;
+    },
     async withKeys(orgId, keys, lock) {
       if (keys.length === 0) return [];
       // Every upsert matches here: a shape per lock mode and per key's null parts.

@@ -3,6 +3,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Link, LinkRepo, LinkTarget } from '../../domain/ports/store.ts';
 import type { Database, LinksTable } from './schema.ts';
+import { executeUnread } from './unread.ts';
 
 /** Rows per insert and ids per `in` list: 7 parameters a row stays far below SQLite's and PostgreSQL's limits. */
 const CHUNK = 500;
@@ -41,7 +42,7 @@ export function linkRepo(db: Kysely<Database>): LinkRepo {
   };
   return {
     async replace(orgId, fromType, fromId, role, targets) {
-      await db.deleteFrom('links').where('org_id', '=', orgId).where('from_type', '=', fromType).where('from_id', '=', fromId).where('role', '=', role).execute();
+      await executeUnread(db, db.deleteFrom('links').where('org_id', '=', orgId).where('from_type', '=', fromType).where('from_id', '=', fromId).where('role', '=', role));
       await insertRows(
         orgId,
         targets.map((t, position) => ({ fromType, fromId, role, position, toType: t.type, toId: t.id })),
@@ -74,8 +75,8 @@ export function linkRepo(db: Kysely<Database>): LinkRepo {
       return (await linksTo(db, orgId, target, fromType).execute()).map(toLink);
     },
     async deleteEntity(orgId, type, id) {
-      await db.deleteFrom('links').where('org_id', '=', orgId).where('from_type', '=', type).where('from_id', '=', id).execute();
-      await db.deleteFrom('links').where('org_id', '=', orgId).where('to_type', '=', type).where('to_id', '=', id).execute();
+      await executeUnread(db, db.deleteFrom('links').where('org_id', '=', orgId).where('from_type', '=', type).where('from_id', '=', id));
+      await executeUnread(db, db.deleteFrom('links').where('org_id', '=', orgId).where('to_type', '=', type).where('to_id', '=', id));
     },
   };
 }

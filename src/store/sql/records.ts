@@ -6,6 +6,7 @@ import { mapPage } from '../../domain/pagination.ts';
 import type { RecordFilter, RecordRepo } from '../../domain/ports/store.ts';
 import type { Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';
+import { executeUnread } from './unread.ts';
 
 /** The tables whose rows are keyed by `id` inside `org_id`. */
 export type OwnedTable = { [N in keyof Database]: Database[N] extends { id: string; org_id: string } ? N : never }[keyof Database];
@@ -42,16 +43,27 @@ export function recordRepo<N extends OwnedTable, T extends { id: string; orgId: 
   const rows = mapping as unknown as RecordMapping<T, OwnedRow, F>;
   const byOrg = (orgId: string) => q.selectFrom(`${owned} as r`).selectAll('r').where('r.org_id', '=', orgId);
   const toModel = (row: Selectable<OwnedRow>) => rows.toModel(row);
+  const filtered = (orgId: string, where: RecordFilter<F>) => {
+    let query = byOrg(orgId);
+    for (const property of Object.keys(where) as F[]) {
+      const value = where[property];
+      if (value === undefined) continue;
+      const column = sql.ref<string>(`r.${rows.filters[property]}`);
+      if (typeof value === 'string') query = query.where(column, '=', value);
+      else query = value.length > 0 ? query.where(column, 'in', value) : query.where(sql<boolean>`1 = 0`);
+    }
+    return query;
+  };
   return {
     async insert(record) {
       await q.insertInto(owned).values(rows.toRow(record)).execute();
     },
     async update(record) {
       const { id, org_id, ...rest } = rows.toRow(record);
-      await q.updateTable(owned).set(rest).where('id', '=', id).where('org_id', '=', org_id).execute();
+      await executeUnread(q, q.updateTable(owned).set(rest).where('id', '=', id).where('org_id', '=', org_id));
     },
     async delete(orgId, id) {
-      await q.deleteFrom(owned).where('org_id', '=', orgId).where('id', '=', id).execute();
+      await executeUnread(q, q.deleteFrom(owned).where('org_id', '=', orgId).where('id', '=', id));
     },
     async find(orgId, id) {
       const row = await byOrg(orgId).where('r.id', '=', id).executeTakeFirst();
@@ -62,16 +74,15 @@ export function recordRepo<N extends OwnedTable, T extends { id: string; orgId: 
       return (await byOrg(orgId).where('r.id', 'in', ids).orderBy('r.id').execute()).map(toModel);
     },
     async list(orgId, page, where: RecordFilter<F> = {}) {
-      let query = byOrg(orgId);
-      for (const property of Object.keys(where) as F[]) {
-        const value = where[property];
-        if (value === undefined) continue;
-        const column = sql.ref<string>(`r.${rows.filters[property]}`);
-        if (typeof value === 'string') query = query.where(column, '=', value);
-        else query = value.length > 0 ? query.where(column, 'in', value) : query.where(sql<boolean>`1 = 0`);
-      }
-      const result = await fetchPage(query, [{ column: 'r.id', desc: false }], page, (r) => ({ key: [], id: r.id }));
+      const result = await fetchPage(filtered(orgId, where), [{ column: 'r.id', desc: false }], page, (r) => ({ key: [], id: r.id }));
       return mapPage(result, toModel);
+    },
+    async findBy(orgId, where) {
+      // Not a list page: no order to keep, so no plan walks the organization's rows in id order for it. As a page
+      // (`order by id limit 1`), PostgreSQL's kept plan for a table that was empty when planned did just that: a
+      // call upsert's lookup took 0.40 ms on average in the bench, 0.035 ms this way (pg_stat_statements).
+      const [row] = await filtered(orgId, where).execute();
+      return row && toModel(row);
     },
   };
 }

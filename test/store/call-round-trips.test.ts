@@ -1,0 +1,56 @@
+// Round trips of a call upsert on PostgreSQL. A call write holds the schema lock shared, so the organization's
+// schema tag travels with the call's lookup; the participants' phones are matched in one statement; a new
+// participant's links are only inserted and an update's link deletes and row update are not waited for
+// (store/sql/unread.ts), so they all travel with COMMIT.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RawStore } from '../helpers/raw-store.ts';
+import { ENGINES } from '../helpers/harness.ts';
+import { openCountedStore, untilSubscriptionsRemembered, type CountedStore } from '../helpers/round-trips.ts';
+import { createItem } from '../../src/domain/item-writes.ts';
+import { upsertCall, type CallInput } from '../../src/domain/calls.ts';
+import type { Principal } from '../../src/domain/api-keys.ts';
+
+const ADA_PHONE = '+14155552671';
+
+const call = (providerId: string, callee: string): CallInput => ({
+  direction: 'outgoing',
+  participants: [
+    { phone: ADA_PHONE, role: 'caller' },
+    { phone: callee, role: 'callee' },
+  ],
+  provider: 'openphone',
+  provider_id: providerId,
+  provider_status: 'completed',
+  start_at: '2026-11-20T10:00:00Z',
+});
+
+for (const engine of ENGINES.filter((e) => e === 'postgres')) {
+  describe(`round trips of a call upsert (${engine})`, () => {
+    let counted: CountedStore;
+    let s: RawStore;
+    let principal: Principal;
+    before(async () => {
+      counted = await openCountedStore('call-round-trips');
+      ({ s, principal } = counted);
+      await createItem(s.store, principal, 'people', { values: { phone: [{ type: 'value/telephone_number', data: ADA_PHONE }] } });
+      // Warm: the schemas cached, statements named.
+      for (const id of ['w-1', 'w-2']) {
+        await upsertCall(s.store, principal, call(id, '+14155550100'));
+        await upsertCall(s.store, principal, call(id, '+14155550100'));
+        await upsertCall(s.store, principal, call(id, '+14155550101'));
+      }
+      let n = 0;
+      await untilSubscriptionsRemembered(counted.trips, () => createItem(s.store, principal, 'people', { values: { name: { type: 'value/text/single_line', data: `Listen ${n++}` } } }));
+    });
+    after(() => counted?.close());
+
+    it('logs a new call in four: the schema and lookup; the phones; the matched people; the writes and commit', async () => {
+      assert.equal(await counted.trips.count(() => upsertCall(s.store, principal, call('n-1', '+14155550100'))), 4);
+    });
+
+    it('updates it, one participant replaced, in five: its tags read besides', async () => {
+      assert.equal(await counted.trips.count(() => upsertCall(s.store, principal, call('n-1', '+14155550199'))), 5);
+    });
+  });
+}
