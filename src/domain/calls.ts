@@ -10,12 +10,11 @@ import { constituent, recordActivity } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { ItemAssociation } from './associations.ts';
 import { loadSchema, type CollectionSchema } from './collection-schema.ts';
-import { indexKey } from './items.ts';
 import { telephone } from './field-types/telephone.ts';
 import { parseDateTime } from './field-types/dates.ts';
 import { ValueProblem } from './field-types/value-type.ts';
 import { checkTagPointers, type Tag } from './tagsets.ts';
-import { linkedTags, ORGANIZATION, participantMatches, PERSON, TAG, tagTarget } from './participants.ts';
+import { firstHolders, linkedTags, ORGANIZATION, participantMatches, PERSON, TAG, tagTarget } from './participants.ts';
 import { newestNoteOn, type Note } from './notes.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
@@ -193,15 +192,11 @@ async function matchParticipants(store: Store, orgId: string, participants: Stor
   const organizations = await loadSchema(store, orgId, 'organizations');
   const phoneField = people.byRef.get('phone');
   const orgField = people.fields.find((f) => f.type === 'field/relation' && (f.config.allowedCollectionIds ?? []).includes(organizations.collection.id));
+  const holderOf = await firstHolders(store, orgId, phoneField, participants.map((p) => p.phone));
   const personOf = new Map<string, string>();
-  if (phoneField) {
-    const keyOf = (phone: string) => indexKey(phoneField, phone.toLowerCase()).text;
-    const keys = participants.map((p) => keyOf(p.phone)).filter((key) => key !== null);
-    const holders = await store.items.idsByTextKey(orgId, phoneField.id, keys);
-    for (const { phone } of participants) {
-      const first = holders.get(keyOf(phone) ?? '')?.[0];
-      if (first !== undefined) personOf.set(phone, first);
-    }
+  for (const { phone } of participants) {
+    const id = holderOf(phone);
+    if (id !== undefined) personOf.set(phone, id);
   }
   const personIds = [...new Set(personOf.values())];
   const persons = new Map((await store.items.findMany(orgId, personIds, 'shared')).map((i) => [i.id, i]));

@@ -13,11 +13,10 @@ import { newId } from './ids.ts';
 import { timestamp, systemClock, type Clock } from './clock.ts';
 import { constituent, recordActivity, type Constituent } from './activity.ts';
 import { loadSchema } from './collection-schema.ts';
-import { indexKey } from './items.ts';
 import { emailAt } from './emails.ts';
 import { parseDateTime } from './field-types/dates.ts';
 import { checkTagPointers, type Tag } from './tagsets.ts';
-import { linkedTags, ORGANIZATION, participantMatches, PERSON, TAG, tagTarget } from './participants.ts';
+import { firstHolders, linkedTags, ORGANIZATION, participantMatches, PERSON, TAG, tagTarget } from './participants.ts';
 import { recordLock } from './locks.ts';
 import type { ItemAssociation } from './associations.ts';
 import { newestNoteOn, type Note } from './notes.ts';
@@ -164,13 +163,10 @@ async function linkMatches(store: Store, orgId: string, participants: Participan
   const organizations = await loadSchema(store, orgId, 'organizations');
   const emailField = people.byRef.get('email');
   const domainField = organizations.byRef.get('domain');
-  const matches = new Map<string, { person?: string; organization?: string }>();
-  for (const p of participants) {
-    const match: { person?: string; organization?: string } = {};
-    if (emailField) [match.person] = await store.items.idsWithKey(orgId, emailField.id, indexKey(emailField, p.email.toLowerCase()));
-    if (domainField) [match.organization] = await store.items.idsWithKey(orgId, domainField.id, indexKey(domainField, p.email.slice(p.email.lastIndexOf('@') + 1).toLowerCase()));
-    matches.set(p.id, match);
-  }
+  const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1);
+  const personOf = await firstHolders(store, orgId, emailField, participants.map((p) => p.email));
+  const organizationOf = await firstHolders(store, orgId, domainField, participants.map((p) => domainOf(p.email)));
+  const matches = new Map(participants.map((p) => [p.id, { person: personOf(p.email), organization: organizationOf(domainOf(p.email)) }]));
   // Held shared until the write commits: a matched item cannot be deleted (dropping its links) in between.
   const ids = [...new Set([...matches.values()].flatMap((m) => [m.person, m.organization].filter((id): id is string => id !== undefined)))];
   const live = new Set((await store.items.findMany(orgId, ids, 'shared')).map((i) => i.id));

@@ -3,6 +3,8 @@
 import type { ItemAssociation } from './associations.ts';
 import type { LinkTarget, Store } from './ports/store.ts';
 import { tagsById, type Tag } from './tagsets.ts';
+import { indexKey } from './items.ts';
+import type { Field } from './fields.ts';
 
 /** Link roles: from a participant to its matched person and organization; from a call or meeting to a tag. */
 export const PERSON = 'person';
@@ -12,6 +14,17 @@ export const TAG = 'tag';
 export interface Matches {
   person?: ItemAssociation;
   organization?: ItemAssociation;
+}
+
+/**
+ * Who holds each of these texts (phones, emails, domains) in `field` (undefined: no such field), looked up in one
+ * statement: for a text, the first holder in id order.
+ */
+export async function firstHolders(store: Store, orgId: string, field: Field | undefined, texts: string[]): Promise<(text: string) => string | undefined> {
+  if (!field) return () => undefined;
+  const keyOf = (text: string) => indexKey(field, text.toLowerCase()).text;
+  const holders = await store.items.idsByTextKey(orgId, field.id, texts.map(keyOf).filter((key) => key !== null));
+  return (text) => holders.get(keyOf(text) ?? '')?.[0];
 }
 
 /** The matches of the participants (links from `participantType`), as a lookup by participant id. */
