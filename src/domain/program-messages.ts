@@ -82,6 +82,9 @@ export async function acceptProgramMessage(store: Store, principal: Principal, i
   const variables = input.custom_variables ?? {};
   if (JSON.stringify(variables).length > VARIABLES_MAX) throw invalidAt('/custom_variables', `custom_variables must be at most ${VARIABLES_MAX} characters of JSON`);
   return store.transaction(async (tx) => {
+    // The recipient is found (or created) in People: like any item write, under the schema lock shared, whose
+    // tag read travels with the template's lookup.
+    await tx.lockSchema(principal.orgId, 'shared');
     const template = await tx.programTemplates.find(principal.orgId, input.program_template_id);
     if (!template) throw invalidAt('/program_template_id', `program_template_id "${input.program_template_id}" names no program template of this organization`);
     const program = await tx.programs.find(principal.orgId, template.programId);
