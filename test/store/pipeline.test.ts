@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { isHeldBack, pipelineTransactions } from '../../src/store/postgres/pipeline.ts';
 import { throwawayPostgres } from '../helpers/harness.ts';
-import { UNREAD_MARK } from '../../src/store/sql/unread.ts';
+import { UNREAD_MARK } from '../../src/store/sql/statement-marks.ts';
 
 describe('isHeldBack', () => {
   it('holds back only inserts and marked writes whose answer nobody reads', () => {
@@ -16,7 +16,7 @@ describe('isHeldBack', () => {
     assert.equal(isHeldBack('insert into "keys" ("id") values ($1) on conflict ("id") do nothing'), false);
     assert.equal(isHeldBack('insert into "notes" ("id") values ($1) returning "id"'), false);
     assert.equal(isHeldBack('update "notes" set "body" = $1'), false);
-    // Unless marked as a write whose answer its caller does not read (store/sql/unread.ts).
+    // Unless marked as a write whose answer its caller does not read (store/sql/statement-marks.ts).
     assert.equal(isHeldBack(`${UNREAD_MARK}update "notes" set "body" = $1`), true);
     assert.equal(isHeldBack(`${UNREAD_MARK}delete from "links" where "org_id" = $1`), true);
     assert.equal(isHeldBack('select 1'), false);

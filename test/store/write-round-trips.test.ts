@@ -1,7 +1,7 @@
 // Round trips of writes beyond items on PostgreSQL (items': upsert-early-match.test.ts). A call upsert holds
 // the schema lock shared, so the organization's schema tag travels with the call's lookup; the participants'
 // phones are matched in one statement; a new participant's links are only inserted and an update's link
-// deletes and row update are not waited for (store/sql/unread.ts), so they all travel with COMMIT. A program
+// deletes and row update are not waited for (store/sql/statement-marks.ts), so they all travel with COMMIT. A program
 // message's acceptance reads its template, its program and its recipient, the tag travelling with the first.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

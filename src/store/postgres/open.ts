@@ -11,6 +11,7 @@ import type { Database } from '../sql/schema.ts';
 import type { Store } from '../../domain/ports/store.ts';
 import { changeSignals } from './changes.ts';
 import { pipelineTransactions, readAhead } from './pipeline.ts';
+import { PLANNED_PER_REQUEST_MARK } from '../sql/statement-marks.ts';
 
 // COUNT(*) and other int8 results fit in a JavaScript number for every count Tycho makes.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -77,7 +78,7 @@ const isStalePlan = (error: unknown) => (error as { code?: string })?.code === '
 /**
  * Kysely sends every query as an unnamed statement, which PostgreSQL parses and plans afresh each time.
  * Naming each parameterised statement by its text makes it parsed once per connection and lets the server
- * reuse its plan. A statement whose plan a migration made stale (another process upgraded the schema) is
+ * reuse its plan; a statement marked as planned per request (`store/sql/statement-marks.ts`) stays unnamed. A statement whose plan a migration made stale (another process upgraded the schema) is
  * named afresh on its next use; the request that met it is answered 503, to be retried.
  */
 function nameStatements(client: pg.PoolClient): void {
@@ -86,6 +87,7 @@ function nameStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || rest.length > 0) return query(text, values, ...rest);
+    if (text.startsWith(PLANNED_PER_REQUEST_MARK)) return query(text, values);
     let name = names.get(text);
     if (name === undefined && names.size < NAMED_PER_CONNECTION) names.set(text, (name = `tycho_${++counter}`));
     if (name === undefined) return query(text, values);

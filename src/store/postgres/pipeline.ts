@@ -17,7 +17,7 @@
 // (or COMMIT answers ROLLBACK): the caller gets the first failure, which is the one that explains it.
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { Later } from '../sql/sql-store.ts';
-import { UNREAD_MARK } from '../sql/unread.ts';
+import { UNREAD_MARK } from '../sql/statement-marks.ts';
 
 type Query = (...args: unknown[]) => Promise<unknown>;
 interface Corkable {
@@ -47,7 +47,7 @@ export async function readAhead<DB, R>(db: Kysely<DB>, query: Compilable<R>): Pr
 }
 
 /**
- * Statements whose answer no caller reads: writes marked so (`store/sql/unread.ts`), plain inserts and
+ * Statements whose answer no caller reads: writes marked so (`store/sql/statement-marks.ts`), plain inserts and
  * `store/sql/write-together.ts` statements (a
  * row and its dependants), never with RETURNING or ON CONFLICT DO NOTHING, whose count tells whether a row
  * was written; the advisory locks `store.lock` takes, which are still taken before the next statement runs

@@ -9,6 +9,7 @@ import type { Page, PageRequest, Position, SortValue } from '../../domain/pagina
 import type { Database } from './schema.ts';
 import { fetchSegments, type OrderKey, type Runner, type Segment } from './keyset.ts';
 import { slot, type Shapes } from './shapes.ts';
+import { plannedPerRequest } from './statement-marks.ts';
 
 type Eb = ExpressionBuilder<any, any>;
 type AnyQuery = SelectQueryBuilder<any, any, any>;
@@ -176,7 +177,11 @@ export async function queryItems(
   const { shape, values } = shapeOf({ orgId, query, page, wireTag });
   const key = `items.page ${JSON.stringify(shape)}`;
   const segments = shapes.memo(key, () => pageSegments(db, shape));
-  const run: Runner = async (label, build) => (await db.executeQuery(shapes.statement(`${key} ${label}`, values, build))).rows;
+  // With several conditions, which should drive the read depends on their values (a name prefix matching one
+  // item, a choice matching a third): PostgreSQL plans such a read for its values each time. A plan kept for
+  // the statement drove a name prefix and a choice from the choice: 146 ms a search instead of 0.5.
+  const mark = conditions(query.filter) > 1 ? plannedPerRequest : <T>(statement: T) => statement;
+  const run: Runner = async (label, build) => (await db.executeQuery(mark(shapes.statement(`${key} ${label}`, values, build)))).rows;
   // The position holds every sort key but the last, which is the id.
   const sortValues = query.sort.length + (endsWithId(query) ? 0 : 1) - 1;
   const result = await fetchSegments(
@@ -189,6 +194,14 @@ export async function queryItems(
     run,
   );
   return { ...result, rows: result.rows.map((r) => servedRow(r, orgId, query.collectionId)) };
+}
+
+/** How many conditions on values the filter combines. */
+function conditions(filter: FilterNode | undefined): number {
+  if (!filter) return 0;
+  if (filter.kind === 'and' || filter.kind === 'or') return filter.filters.reduce((n, f) => n + conditions(f), 0);
+  if (filter.kind === 'not') return conditions(filter.filter);
+  return 1;
 }
 
 /** An item of `pageColumns`: its stored wire form when that was current, otherwise the item. */

@@ -3,7 +3,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Link, LinkRepo, LinkTarget } from '../../domain/ports/store.ts';
 import type { Database, LinksTable } from './schema.ts';
-import { executeUnread } from './unread.ts';
+import { executeUnread } from './statement-marks.ts';
 
 /** Rows per insert and ids per `in` list: 7 parameters a row stays far below SQLite's and PostgreSQL's limits. */
 const CHUNK = 500;

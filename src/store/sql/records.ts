@@ -6,7 +6,7 @@ import { mapPage } from '../../domain/pagination.ts';
 import type { RecordFilter, RecordRepo } from '../../domain/ports/store.ts';
 import type { Database } from './schema.ts';
 import { fetchPage } from './keyset.ts';
-import { executeUnread } from './unread.ts';
+import { executeUnread } from './statement-marks.ts';
 
 /** The tables whose rows are keyed by `id` inside `org_id`. */
 export type OwnedTable = { [N in keyof Database]: Database[N] extends { id: string; org_id: string } ? N : never }[keyof Database];

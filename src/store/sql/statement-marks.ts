@@ -1,0 +1,24 @@
+// Marks a statement's text carries to tell the PostgreSQL driver (store/postgres/) how to send it; elsewhere
+// they are only comments.
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+
+/**
+ * A write whose answer nobody reads: an UPDATE or DELETE whose caller wants neither rows nor a count. Inside a
+ * transaction, postgres/pipeline.ts sends it without a round trip of its own: it travels with the next
+ * statement that is waited for, and a failure among such statements fails that one.
+ */
+export const UNREAD_MARK = '/* answer not read */ ';
+
+export async function executeUnread<DB>(db: Kysely<DB>, query: Compilable<unknown>): Promise<void> {
+  const compiled = query.compile();
+  await db.executeQuery(CompiledQuery.raw(UNREAD_MARK + compiled.sql, [...compiled.parameters]));
+}
+
+/**
+ * A read whose best plan depends on its values: which of several conditions should drive it (a name prefix
+ * matching one item, or a choice matching a third of them). postgres/open.ts sends it unnamed, so PostgreSQL
+ * plans it for these values each time instead of keeping one plan per connection for every value.
+ */
+export const PLANNED_PER_REQUEST_MARK = '/* planned per request */ ';
+
+export const plannedPerRequest = <R>(statement: CompiledQuery<R>): CompiledQuery<R> => ({ ...statement, sql: PLANNED_PER_REQUEST_MARK + statement.sql });
