@@ -21,6 +21,7 @@ import { meetingRepo } from './meetings.ts';
 import { callMapping } from './calls.ts';
 import { viewMapping } from './views.ts';
 import { searchRepo } from './search.ts';
+import { shapesOf } from './shapes.ts';
 import { programMapping, programMessageRepo, programTemplateRepo } from './programs.ts';
 import { agentSettingsRepo, unsubscribeRepo } from './unsubscribes.ts';
 import { formRepo } from './forms.ts';
@@ -226,7 +227,7 @@ export class SqlStore implements Store {
   }
 
   get search() {
-    return (this.repos.search ??= searchRepo(this.db));
+    return (this.repos.search ??= searchRepo(this.db, shapesOf(this.engine)));
   }
 
   get settings() {
