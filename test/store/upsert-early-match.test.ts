@@ -92,6 +92,11 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
       assert.equal(await count(() => upsertItem(s.store, principal, 'deals', { identifiers: code('n-1'), values: name('Again') }, REPLACE)), 2);
     });
 
+    it('an upsert that changes no indexed value is two round trips: the document alone is not waited for', async () => {
+      await upsertItem(s.store, principal, 'deals', { identifiers: code('n-3'), values: name('Same') }, REPLACE);
+      assert.equal(await count(() => upsertItem(s.store, principal, 'deals', { identifiers: code('n-3'), values: name('Same') }, REPLACE)), 2);
+    });
+
     it('an update of an item by id is two round trips', async () => {
       const { item } = await upsertItem(s.store, principal, 'deals', { identifiers: code('n-2') }, REPLACE);
       assert.equal(await count(() => updateItem(s.store, principal, 'deals', item.id, { values: name('Patched') }, REPLACE)), 2);

@@ -1,6 +1,6 @@
 // Marks a statement's text carries to tell the PostgreSQL driver (store/postgres/) how to send it; elsewhere
 // they are only comments.
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 
 /**
  * A write whose answer nobody reads: an UPDATE or DELETE whose caller wants neither rows nor a count. Inside a
@@ -9,9 +9,10 @@ import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
  */
 export const UNREAD_MARK = '/* answer not read */ ';
 
+export const unread = <R>(statement: CompiledQuery<R>): CompiledQuery<R> => ({ ...statement, sql: UNREAD_MARK + statement.sql });
+
 export async function executeUnread<DB>(db: Kysely<DB>, query: Compilable<unknown>): Promise<void> {
-  const compiled = query.compile();
-  await db.executeQuery(CompiledQuery.raw(UNREAD_MARK + compiled.sql, [...compiled.parameters]));
+  await db.executeQuery(unread(query.compile()));
 }
 
 /**

@@ -1,8 +1,9 @@
 // A row and the rows that hang off it (an item and its index entries, an activity with its feed entries and
 // webhook outbox rows) written in as few round trips as the engine allows: where data-modifying WITH clauses
 // exist (PostgreSQL) one statement, whose foreign keys are checked at its end; elsewhere (SQLite, in-process,
-// no round trips) one per table. The statement starts `with "parent_row" as (`, which is how
-// store/postgres/pipeline.ts knows its answer is not read.
+// no round trips) one per table. Nobody reads their answers: the statement starts `with "parent_row" as (`,
+// or a lone one carries the unread mark (statement-marks.ts), which is how store/postgres/pipeline.ts knows.
+// So they may never be `RETURNING` or `ON CONFLICT DO NOTHING`, whose answer says what was written.
 //
 // These are the writes of every create and upsert, so their statements are shapes (shapes.ts): the writes are
 // built over the binder's slots once per shape key, which must name everything their structure depends on
@@ -11,6 +12,7 @@ import type { Compilable, Kysely, QueryCreator } from 'kysely';
 import type { Database } from './schema.ts';
 import { shapesOf, type Binder } from './shapes.ts';
 import type { Engine } from './sql-store.ts';
+import { unread } from './statement-marks.ts';
 
 /** One INSERT, UPDATE or DELETE, built on the handle it is given. */
 export type Write = (creator: QueryCreator<Database>) => Compilable & { execute(): Promise<unknown> };
@@ -24,7 +26,8 @@ export async function writeTogether(
 ): Promise<void> {
   const shapes = shapesOf(engine);
   if (!engine.writableCtes || children.length === 0) {
-    for (const [i, write] of [parent, ...children].entries()) await db.executeQuery(shapes.statement(`${key}#${i}`, values, () => write(db)));
+    // Marked, a lone UPDATE (a document whose index rows did not change) is not waited for, as an INSERT is not.
+    for (const [i, write] of [parent, ...children].entries()) await db.executeQuery(unread(shapes.statement(`${key}#${i}`, values, () => write(db))));
     return;
   }
   const together = () => {
