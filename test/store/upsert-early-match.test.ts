@@ -9,7 +9,7 @@ import { ENGINES } from '../helpers/harness.ts';
 import { openCountedStore, untilSubscriptionsRemembered, type CountedStore } from '../helpers/round-trips.ts';
 import { ensureOrganization } from '../../src/domain/organizations.ts';
 import { createField, deleteField } from '../../src/domain/collection-fields.ts';
-import { updateItem, upsertItem } from '../../src/domain/item-writes.ts';
+import { deleteItem, updateItem, upsertItem } from '../../src/domain/item-writes.ts';
 import { REPLACE } from '../../src/domain/item-values.ts';
 import type { Principal } from '../../src/domain/api-keys.ts';
 
@@ -95,6 +95,11 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
     it('an upsert that changes no indexed value is two round trips: the document alone is not waited for', async () => {
       await upsertItem(s.store, principal, 'deals', { identifiers: code('n-3'), values: name('Same') }, REPLACE);
       assert.equal(await count(() => upsertItem(s.store, principal, 'deals', { identifiers: code('n-3'), values: name('Same') }, REPLACE)), 2);
+    });
+
+    it('a delete of an item by id is three round trips: the schema and the item; its referrers; the deletes and commit', async () => {
+      const { item } = await upsertItem(s.store, principal, 'deals', { identifiers: code('n-4') }, REPLACE);
+      assert.equal(await count(() => deleteItem(s.store, principal, 'deals', item.id)), 3);
     });
 
     it('an update of an item by id is two round trips', async () => {

@@ -8,6 +8,7 @@ import type { Database, ItemsTable } from './schema.ts';
 import type { Engine } from './sql-store.ts';
 import { writeTogether, type Write } from './write-together.ts';
 import { Binder, shapesOf, slot } from './shapes.ts';
+import { executeUnread } from './statement-marks.ts';
 
 /** What an item is read with to be changed: everything but its wire form, which a write renders afresh. */
 const ITEM_COLUMNS = ['id', 'org_id', 'collection_id', 'doc', 'created_at', 'updated_at'] as const;
@@ -145,8 +146,8 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
       await withIndexRows('items.update replacing', binder, saveDoc, item.id, kept, insertRows);
     },
     async delete(orgId, id) {
-      await db.deleteFrom('item_values').where('item_id', 'in', ownedIds(orgId).where('id', '=', id)).execute();
-      await db.deleteFrom('items').where('org_id', '=', orgId).where('id', '=', id).execute();
+      await executeUnread(db, db.deleteFrom('item_values').where('item_id', 'in', ownedIds(orgId).where('id', '=', id)));
+      await executeUnread(db, db.deleteFrom('items').where('org_id', '=', orgId).where('id', '=', id));
     },
     async findMany(orgId, ids, lock) {
       const rows: ItemRow[] = [];
