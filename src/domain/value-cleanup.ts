@@ -16,9 +16,8 @@ export async function removeFieldValues(store: Store, orgId: string, fieldIds: s
 
 /** Removes the values of `field` whose key (option, step or item id) is in `keys`. */
 export async function removeValuesByKey(store: Store, field: Field, keys: string[]): Promise<void> {
-  await dropValues(store, field, await store.items.idsWithKeys(field.orgId, field.id, keys), (stored) =>
-    keys.includes((stored as { id: string }).id),
-  );
+  const holders = await store.items.idsByTextKey(field.orgId, field.id, keys);
+  await dropValues(store, field, [...new Set([...holders.values()].flat())], (stored) => keys.includes((stored as { id: string }).id));
 }
 
 export async function removeRelationsInto(store: Store, field: Field, collectionIds: string[]): Promise<void> {

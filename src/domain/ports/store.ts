@@ -106,15 +106,16 @@ export interface ItemRepo {
   serveOne(orgId: string, collectionId: string, id: string, wireTag: string): Promise<ServedItem | undefined>;
   /** Items with any value in these fields. */
   idsWithValues(orgId: string, fieldIds: string[]): Promise<string[]>;
-  /** Items whose `fieldId` holds a value with one of these text keys (option, step or item ids). */
-  idsWithKeys(orgId: string, fieldId: string, keys: string[]): Promise<string[]>;
   /** Items whose relation `fieldId` points into one of these collections. */
   idsWithRelationsInto(orgId: string, fieldId: string, collectionIds: string[]): Promise<string[]>;
   /** Items whose relation values point at `itemId`. */
   idsReferencing(orgId: string, itemId: string): Promise<string[]>;
   /** Items of `fieldId` holding a value with exactly this index key. */
   idsWithKey(orgId: string, fieldId: string, key: IndexKey): Promise<string[]>;
-  /** For each of these text keys that `fieldId` holds, the items holding it, in id order: many lookups in one. */
+  /**
+   * For each of these text keys (an option, step or item id; a phone, email or domain) that `fieldId` holds,
+   * the items holding it, in id order.
+   */
   idsByTextKey(orgId: string, fieldId: string, keys: string[]): Promise<Map<string, string[]>>;
   /**
    * The items holding any of these exact index keys, in id order, read and locked in one step (`lock` as in

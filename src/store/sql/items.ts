@@ -181,9 +181,6 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
     async idsWithValues(orgId, fieldIds) {
       return fieldIds.length === 0 ? [] : ids(itemsWithValues(orgId).where('v.field_id', 'in', fieldIds));
     },
-    async idsWithKeys(orgId, fieldId, keys) {
-      return keys.length === 0 ? [] : ids(itemsWithValues(orgId).where('v.field_id', '=', fieldId).where('v.key_text', 'in', keys));
-    },
     async idsWithRelationsInto(orgId, fieldId, collectionIds) {
       if (collectionIds.length === 0) return [];
       return ids(

@@ -64,10 +64,10 @@ export function searchRepo(db: Kysely<Database>, shapes: Shapes): SearchRepo {
       const matches: TextMatch[] = [];
       for (let i = 0; i < legs.length; i += LEGS_PER_STATEMENT) {
         const some = legs.slice(i, i + LEGS_PER_STATEMENT);
-        // Built once per number of legs, over slots (shapes.ts): building it afresh cost a quarter of a search.
-        const values = [...some.flatMap(({ fieldId, prefix }) => [fieldId, prefix]), limit];
-        const statement = shapes.statement(`search.textPrefix ${some.length}`, values, () =>
-          textPrefixQuery(db, some.map((_, n) => ({ fieldId: slot(2 * n), prefix: slot(2 * n + 1) })), slot(values.length - 1) as unknown as number),
+        // Built once per number of legs and cap, over slots (shapes.ts): building it afresh cost a quarter of a search.
+        const values = some.flatMap(({ fieldId, prefix }) => [fieldId, prefix]);
+        const statement = shapes.statement(`search.textPrefix ${some.length} ${limit}`, values, () =>
+          textPrefixQuery(db, some.map((_, n) => ({ fieldId: slot(2 * n), prefix: slot(2 * n + 1) })), limit),
         );
         for (const r of (await db.executeQuery(statement)).rows) matches.push({ itemId: r.item_id, fieldId: r.field_id, key: r.key_text! });
       }
