@@ -3,7 +3,9 @@
 // Tycho's CPU time per create (its delivery work included: measured until every event has arrived; and its
 // main thread's alone, the API's event loop) and the delivery lag (receipt time minus the event's occurred_at)
 // at p50 / p99 / max, saturating, at half the rate reached without webhooks, and at a trickle of 10 creates
-// per second. `--database postgres://…`
+// per second. Each saturating run follows an unmeasured one of `--warmup` seconds (3 by default) in the same
+// setting, so that both compare servers whose code is compiled (V8 optimises a function only after many
+// calls; the delivery thread starts with none). `--database postgres://…`
 // names a PostgreSQL server: the run gets a throw-away database of its own there; `--cpu-prof DIR` profiles the
 // server.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -18,6 +20,7 @@ import { cpuMs, mainThreadCpuMs, postgresDatabase, postgresPids } from './measur
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '10' },
     database: { type: 'string', default: '' },
     rate: { type: 'string', default: '' },
@@ -26,7 +29,7 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  console.log('Usage: npm run bench:webhooks -- [--duration SECONDS] [--connections N] [--database postgres://…] [--rate CREATES_PER_SECOND] [--cpu-prof DIRECTORY]');
+  console.log('Usage: npm run bench:webhooks -- [--duration SECONDS] [--warmup SECONDS] [--connections N] [--database postgres://…] [--rate CREATES_PER_SECOND] [--cpu-prof DIRECTORY]');
   process.exit(0);
 }
 const duration = Number(args.duration);
@@ -56,13 +59,13 @@ const TRICKLE_RATE = 10;
 
 const createBody = (label: string, n: number) => JSON.stringify({ values: { name: { type: 'value/text/single_line', data: `${label} ${n}` } } });
 
-/** Item creates for `duration` seconds, as fast as `connections` allow. */
-async function creates(url: string, label: string) {
+/** Item creates for `seconds`, as fast as `connections` allow. */
+async function creates(url: string, label: string, seconds = duration) {
   let counter = 0;
   const result = await autocannon({
     url,
     connections,
-    duration,
+    duration: seconds,
     requests: [{ method: 'POST', path: '/v0/collections/people/items', headers: auth, setupRequest: (req) => ({ ...req, body: createBody(label, counter++) }) }],
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, created: result['2xx'], failed: result.non2xx + result.errors };
@@ -122,6 +125,8 @@ async function main() {
   });
   const cpuNow = () => ({ tycho: cpuMs([pid]), api: mainThreadCpuMs(pid), db: postgres ? cpuMs(postgresPids()) : 0 });
   try {
+    const warmup = Number(args.warmup);
+    if (warmup > 0) await creates(server.url, 'Warm', warmup);
     let cpu = cpuNow();
     const without = await creates(server.url, 'Plain');
     const withoutCpu = cpuSince(cpu, without);
@@ -149,6 +154,7 @@ async function main() {
       const sorted = lags.splice(0).sort((a, b) => a - b);
       return `${sorted.length} of ${run.created} delivered; lag (receipt − occurred_at) p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
     };
+    if (warmup > 0) await lagOf(await creates(server.url, 'Warm hooked', warmup));
     cpu = cpuNow();
     const withHook = await creates(server.url, 'Hooked');
     const saturatedLag = await lagOf(withHook);

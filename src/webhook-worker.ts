@@ -1,12 +1,15 @@
 // The webhook delivery loop (`tycho serve` runs it on a thread of its own: webhook-thread.ts): `deliverDue`
-// again and again — at once while a round leaves work due behind it, and as soon as it is woken because
+// again and again — soon while a round leaves work due behind it, and as soon as it is woken because
 // deliveries became due (a commit that wrote outbox rows, in this process or, on PostgreSQL, another one);
 // otherwise after a pause, which finds what no signal announced (retries falling due, writes by processes that
 // cannot signal). A round that sent everything it found is not followed by another at once: that one would find
 // nothing but what was announced meanwhile, which wakes it. An organization with a controlled clock has its
 // deliveries fall due on that clock (domain/due-times.ts); the list of such clocks is reread only when one
-// changes. Stopping lets the attempts in flight finish (at most the 30 s timeout), sends nothing new and
-// releases the endpoint leases, so another process picks the rest up.
+// changes. Rounds start at most every ROUND_SPACING_MS: under a stream of events, each then sends a batch
+// rather than the one or two events committed since the last, and its fixed costs (the claim, the read, the
+// transaction that records it) are shared; the first event after a quiet spell still goes at once. Stopping
+// lets the attempts in flight finish (at most the 30 s timeout), sends nothing new and releases the endpoint
+// leases, so another process picks the rest up.
 import { hostname } from 'node:os';
 import { realClock, type Clock } from './domain/clock.ts';
 import { controlledClocks } from './domain/org-clock.ts';
@@ -17,6 +20,11 @@ import { deliverDue, type DeliveryObserver } from './domain/webhook-delivery.ts'
 
 /** The pause between idle rounds, when nothing wakes the worker: one cheap indexed read. */
 export const IDLE_POLL_MS = 100;
+/**
+ * The least time from one round's start to the next's. Saturating creates on SQLite: the thread's CPU per event
+ * fell by about a fifth from 0 to 50 ms; the lag it adds is at most this (bench/README.md).
+ */
+export const ROUND_SPACING_MS = 50;
 
 export interface DeliveryWorker {
   /** Deliveries became due at once (committed elsewhere than in the worker's store): start a round now. */
@@ -29,6 +37,8 @@ export interface WorkerOptions {
   /** The real time (organizations' controlled clocks are offsets of it). */
   clock?: Clock;
   pollMs?: number;
+  /** ROUND_SPACING_MS by default. */
+  roundSpacingMs?: number;
   /** Requests in flight at once. */
   concurrency?: number;
   observer?: DeliveryObserver;
@@ -39,17 +49,25 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
   const owner = `${hostname()}:${process.pid}:${newId()}`;
   const stopping = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  /** When the pending timer fires (performance.now()). */
+  let timerAt = 0;
   let round: Promise<void> | undefined;
   /** Deliveries became due during the round in flight: it may have looked before they were there. */
   let wokenMeanwhile = false;
   const schedule = (ms: number) => {
     if (timer) clearTimeout(timer);
+    timerAt = performance.now() + ms;
     timer = setTimeout(tick, ms);
   };
+  const spacing = options.roundSpacingMs ?? ROUND_SPACING_MS;
+  let startedAt = -Infinity;
+  /** How long until the next round may start. */
+  const nextRoundIn = () => Math.max(0, startedAt + spacing - performance.now());
   const clock = options.clock ?? realClock;
   const orgClocks = controlledClocks(store, clock);
   const tick = () => {
     timer = undefined;
+    startedAt = performance.now();
     wokenMeanwhile = false;
     round = orgClocks()
       .then((controlled) =>
@@ -69,14 +87,14 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
       })
       .then((more) => {
         round = undefined;
-        if (!stopping.signal.aborted) schedule(more || wokenMeanwhile ? 0 : (options.pollMs ?? IDLE_POLL_MS));
+        if (!stopping.signal.aborted) schedule(more || wokenMeanwhile ? nextRoundIn() : (options.pollMs ?? IDLE_POLL_MS));
       });
   };
   // Called right after a commit: the round starts on a later turn, not inside the writer's call.
   const wake = () => {
     if (stopping.signal.aborted) return;
     if (round) wokenMeanwhile = true;
-    else schedule(0);
+    else if (!timer || performance.now() + nextRoundIn() < timerAt) schedule(nextRoundIn());
   };
   const stopWaking = store.onDeliveriesDue(wake);
   tick();

@@ -2,11 +2,18 @@
 // `standardwebhooks` package; the per-type payload (reference §7.5); no delivery for other types, disabled
 // endpoints or rolled-back writes; retries on the schedule driven by an injected clock with the same
 // `webhook-id`; exhaustion, automatic disabling; per-endpoint order; leases shared by concurrent workers;
-// redirects not followed and private addresses refused; and the extensions — attempts, re-send, the event
+// redirects not followed and private addresses refused; names sent as written and TLS verified for them; and
+// the extensions — attempts, re-send, the event
 // feed — and the metrics.
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { createHarness, ENGINES, errorOf, type Harness, type Response } from '../helpers/harness.ts';
 import { makeItem, text } from '../helpers/items.ts';
@@ -348,3 +355,49 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('webhook sender: names, paths and TLS', () => {
+  it('connects to the address it checked, sending the name as Host, the path and query as written', async () => {
+    const seen: { host?: string; url?: string }[] = [];
+    const server = createServer((req, res) => {
+      seen.push({ host: req.headers.host, url: req.url });
+      res.writeHead(200).end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const result = await sender.send({ url: `http://localhost:${port}/hooks/in?source=tycho`, secret: 'whsec_AAAA', messageId: 'msg_n', body: '{}' });
+      assert.deepEqual([result.statusCode, result.error, result.responseExcerpt], [200, null, 'ok']);
+      assert.deepEqual(seen, [{ host: `localhost:${port}`, url: '/hooks/in?source=tycho' }]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('over HTTPS, asks for the URL\'s name (SNI) and refuses a certificate no authority vouches for', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tycho-tls-'));
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    const curve = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
+    const name = ['-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'];
+    execFileSync('openssl', ['req', '-x509', ...curve, '-nodes', '-days', '1', ...name, '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    const names: string[] = [];
+    let requests = 0;
+    const context = { key: readFileSync(key), cert: readFileSync(cert) };
+    const server = createHttpsServer({ ...context, SNICallback: (name, done) => (names.push(name), done(null, createSecureContext(context))) }, (_req, res) => {
+      requests++;
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await sender.send({ url: `https://localhost:${(server.address() as AddressInfo).port}/hook`, secret: 'whsec_AAAA', messageId: 'msg_s', body: '{}' });
+      assert.equal(result.statusCode, null);
+      assert.match(result.error!, /self-signed certificate/);
+      assert.deepEqual([names, requests], [['localhost'], 0]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
