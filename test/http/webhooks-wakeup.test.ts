@@ -14,6 +14,7 @@ import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { parseDatabaseUrl } from '../../src/config.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
+import type { WebhookSender } from '../../src/domain/ports/webhook-sender.ts';
 
 const POLL_MS = 10_000;
 /** Far below the poll interval, far above a loopback delivery on a busy machine. */
@@ -36,8 +37,8 @@ for (const engine of ENGINES) {
     let endpointId: string | undefined;
     const errors: unknown[] = [];
     const subscribe = async () => (endpointId = (await makeEndpoint(h, receiver, ['activity/item_created'])).id);
-    const startWorker = async (store: Store) => {
-      worker = startDeliveryWorker(store, sender, { pollMs: POLL_MS, onError: (error) => errors.push(error) });
+    const startWorker = async (store: Store, extra: { sender?: WebhookSender; roundSpacingMs?: number } = {}) => {
+      worker = startDeliveryWorker(store, extra.sender ?? sender, { pollMs: POLL_MS, onError: (error) => errors.push(error), ...extra });
       // Past its first (empty) round: from here on only a wake-up or the 10 s poll starts another.
       await sleep(200);
     };
@@ -84,6 +85,26 @@ for (const engine of ENGINES) {
       assert.equal(resent.status, 202, resent.text);
       await arrivalWithinBound(receiver, 2, started);
       assert.equal(receiver.received[1]!.id, receiver.received[0]!.id);
+    });
+
+    it('under a stream of events, starts a round no sooner than its spacing after the last, with all that came meanwhile', async () => {
+      const spacing = 2500;
+      const sentAt: number[] = [];
+      const timed: WebhookSender = { send: (request) => (sentAt.push(performance.now()), sender.send(request)) };
+      await subscribe();
+      await startWorker(h.store, { sender: timed, roundSpacingMs: spacing });
+      // A quiet spell longer than the spacing: the next event goes at once.
+      await sleep(spacing);
+      const started = performance.now();
+      await person('First');
+      await receiver.waitFor(1);
+      assert.ok(sentAt[0]! - started < spacing - 500, `the first event waited ${sentAt[0]! - started} ms`);
+      // Its round started after `started`: the next may not start before `started + spacing`.
+      await person('Second');
+      await person('Third');
+      await receiver.waitFor(3);
+      for (const at of sentAt.slice(1)) assert.ok(at - started >= spacing - 5, `sent ${at - started} ms after the first event`);
+      assert.ok(sentAt[2]! - sentAt[1]! < spacing, 'both in one round');
     });
 
     if (engine === 'postgres') {
