@@ -375,6 +375,27 @@ describe('webhook sender: names, paths and TLS', () => {
     }
   });
 
+  it('keeps the first KiB of a long answer and hangs up on the rest; reconnects when a receiver closes after each answer', async () => {
+    const long = 'x'.repeat(100 * 1024);
+    const server = createServer((req, res) => {
+      if (req.url === '/long') res.writeHead(500).end(long);
+      else res.writeHead(202, { connection: 'close' }).end('closing');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const send = (path: string) => sender.send({ url: `${base}${path}`, secret: 'whsec_AAAA', messageId: 'msg_l', body: '{}' });
+      for (let i = 0; i < 2; i++) {
+        const cut = await send('/long');
+        assert.deepEqual([cut.statusCode, cut.error, cut.responseExcerpt], [500, 'the receiver answered 500', long.slice(0, 1024)]);
+      }
+      for (let i = 0; i < 3; i++) assert.deepEqual((await send('/close')).statusCode, 202);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('over HTTPS, asks for the URL\'s name (SNI) and refuses a certificate no authority vouches for', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tycho-tls-'));
     const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
