@@ -2,8 +2,10 @@
 // owns exit codes and signals. `main` takes the arguments, environment and output streams and returns the exit
 // code (bin/tycho.mjs hands it the process's), so tests can run a command without starting a process.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
+import { PROJECT_ROOT } from './project-root.ts';
 import { BLOB_ENV, CONFIG_VARIABLES, ConfigError, blobWarning, loadConfig, type Config } from './config.ts';
 import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
@@ -375,7 +377,7 @@ function stringOptions<K extends string>(values: Values, names: readonly K[]): P
 }
 
 function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
   return manifest.version;
 }
 

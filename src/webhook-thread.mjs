@@ -1,7 +1,7 @@
-// The entry of the webhook delivery thread (webhook-thread.ts). A worker thread does not inherit the loader that
-// bin/tycho.mjs registered, so it registers tsx's own before it loads the TypeScript sources.
+// The entry of the webhook delivery thread when the TypeScript sources run: a worker thread does not inherit
+// the loader that bin/tycho.mjs registered, so it registers tsx's own before it loads them. The built server
+// starts webhook-thread-main.js instead.
 import { register } from 'tsx/esm/api';
 
 register();
-const { runDeliveryThread } = await import('./webhook-thread.ts');
-await runDeliveryThread();
+await import('./webhook-thread-main.ts');

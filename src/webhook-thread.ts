@@ -20,6 +20,8 @@ import type { WebhookUrlPolicy } from './domain/webhook-urls.ts';
 import { httpWebhookSender } from './webhook-sender.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhook-worker.ts';
 
+/** What the thread runs: from the sources, an entry that registers the TypeScript loader first; built, the bundle's. */
+const THREAD_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './webhook-thread.mjs' : './webhook-thread-main.js', import.meta.url);
 /** How often a server whose thread has not started looks for pending deliveries it was not told of. */
 const IDLE_LOOK_MS = 2000;
 /** How long a thread that died waits before it is started again. */
@@ -70,7 +72,7 @@ export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryWor
   let restart: NodeJS.Timeout | undefined;
   const start = () => {
     restart = undefined;
-    const current = new Worker(new URL('./webhook-thread.mjs', import.meta.url), { workerData: data });
+    const current = new Worker(THREAD_ENTRY, { workerData: data });
     thread = current;
     current.on('message', (message: FromThread) => {
       switch (message.kind) {
@@ -150,7 +152,7 @@ export function startDeliveryThread(options: DeliveryThreadOptions): DeliveryWor
   };
 }
 
-/** The thread's side: run by webhook-thread.mjs inside the worker. */
+/** The thread's side: run by webhook-thread-main.ts inside the worker. */
 export async function runDeliveryThread(): Promise<void> {
   const port = parentPort!;
   const data = workerData as ThreadData;

@@ -2,12 +2,13 @@
 // console/ by Vite when the package is installed (`npm install` runs `prepare`). It signs in with an API key
 // and calls the public API like any client, so it needs nothing from the server beyond its files.
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { AppError } from '../../domain/errors.ts';
+import { PROJECT_ROOT } from '../../project-root.ts';
 
-export const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
+export const CONSOLE_DIST = join(PROJECT_ROOT, 'console', 'dist');
 
 /** Its own scripts and styles only, and calls to this server. */
 const CONSOLE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; object-src 'none'; frame-ancestors 'self'";
