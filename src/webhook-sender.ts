@@ -5,9 +5,9 @@
 // Redirects are never followed: a 3xx is a failed attempt. The whole attempt, answer included, has 30 s.
 // Requests go through undici's dispatcher interface (a request costs its client about half the CPU of
 // node:http's, which on a loaded machine is taken from the API), one connection per URL and checked address:
-// an endpoint's events go out one after another. Connections are kept open between attempts (closed after 4 s unused: before the 5 s after which
-// many servers close them, which would race a reuse), so a receiver taking a stream of events is not
-// reconnected for each; each attempt still checks what the name resolves to now.
+// an endpoint's events go out one after another. Connections are kept open between attempts (closed after 4 s
+// unused: before the 5 s after which many servers close them, which would race a reuse), so a receiver taking
+// a stream of events is not reconnected for each; each attempt still checks what the name resolves to now.
 import { createHmac } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
