@@ -1,7 +1,7 @@
 // How the journal keeps a body: secrets redacted, long bodies cut — and a secret beyond the cut never kept.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BODY_LIMIT, journalBody } from '../../src/domain/journal.ts';
+import { BODY_LIMIT, holdBody, journalBody, journalEntry } from '../../src/domain/journal.ts';
 
 describe('journal bodies', () => {
   it('redacts a secret property inside the kept part of a long body', () => {
@@ -22,5 +22,17 @@ describe('journal bodies', () => {
     assert.equal(journalBody('{"name":"Ada"}'), '{"name":"Ada"}');
     assert.equal(journalBody('token=abc'), 'token=abc');
     assert.equal(journalBody(''), null);
+  });
+
+  it('holds a long body in its kept form from the start, a short one as it came, with the same entry either way', () => {
+    const long = JSON.stringify({ secret: 'hunter2', filler: 'é'.repeat(2 * BODY_LIMIT) });
+    assert.deepEqual(holdBody(long), { kept: journalBody(long) });
+    assert.equal(holdBody('{"name":"Ada"}'), '{"name":"Ada"}');
+    assert.equal(holdBody(undefined), undefined);
+    const request = { id: 'j', occurredAt: '', orgId: 'o', requestId: 'r', method: 'GET', url: '/v0/x', status: 200, latencyMs: 1, headers: {} };
+    const held = journalEntry({ ...request, requestBody: holdBody('{"token":"t"}'), responseBody: holdBody(long) });
+    assert.equal(held.requestBody, '{"token":"[redacted]"}');
+    assert.equal(held.responseBody, journalBody(long));
+    assert.ok(!held.responseBody!.includes('hunter2'));
   });
 });

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { newId } from '../../domain/ids.ts';
 import { timestamp } from '../../domain/clock.ts';
 import type { JournalBuffer } from '../journal-buffer.ts';
+import { holdBody } from '../../domain/journal.ts';
 
 export const JOURNAL_PATH = '/v0/tycho/journal';
 
@@ -26,8 +27,8 @@ export function registerJournal(app: FastifyInstance, journal: JournalBuffer | u
       status: reply.statusCode,
       latencyMs: reply.elapsedTime,
       headers: request.headers,
-      requestBody,
-      responseBody,
+      requestBody: holdBody(requestBody),
+      responseBody: holdBody(responseBody),
     });
     return payload;
   });
