@@ -52,7 +52,20 @@ export async function openSqlite(path: string): Promise<Store> {
   // writes are counted here.
   const ownChanges = new Map<ChangeTopic, number>();
   // Prepared once: `database.pragma()` compiles its statement on every call, and this runs on every request.
-  const dataVersion = database.prepare('PRAGMA data_version').pluck();
+  const dataVersionStatement = database.prepare('PRAGMA data_version').pluck();
+  // Read once per turn of the event loop: a request asks up to three times (schemas, its key, clocks), and the
+  // requests of one turn may share the answer — a commit elsewhere during the turn is concurrent with them all.
+  let turnVersion: number | undefined;
+  const forgetVersion = () => {
+    turnVersion = undefined;
+  };
+  const dataVersion = () => {
+    if (turnVersion === undefined) {
+      turnVersion = dataVersionStatement.get() as number;
+      setImmediate(forgetVersion);
+    }
+    return turnVersion;
+  };
   // Kysely's destroy() closes the better-sqlite3 handle itself; BEGIN IMMEDIATE already serialises writers,
   // so there is nothing to lock.
   const engine: Engine = {
@@ -69,7 +82,7 @@ export async function openSqlite(path: string): Promise<Store> {
       if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return 'conflict';
       return undefined;
     },
-    changeToken: async (topic) => `${dataVersion.get() as number}:${ownChanges.get(topic) ?? 0}`,
+    changeToken: async (topic) => `${dataVersion()}:${ownChanges.get(topic) ?? 0}`,
     announce: async (_db, topic) => {
       ownChanges.set(topic, (ownChanges.get(topic) ?? 0) + 1);
     },
