@@ -53,6 +53,9 @@ export function holdBody(text: string | undefined): HeldBody {
 
 const keptBody = (body: HeldBody): string | null => (typeof body === 'object' ? body.kept : journalBody(body));
 
+/** A header's value as the journal records it: a repeated header's values joined. */
+export const headerText = (value: string | string[]): string => (Array.isArray(value) ? value.join(', ') : value);
+
 /** A request as it was answered: what its journal entry is made from, once it is written. */
 export interface JournalRequest {
   /** The entry's id, and the time of the answer, taken then: they order the journal. */
@@ -75,7 +78,7 @@ export function journalEntry(request: JournalRequest): JournalEntry {
   const headers: [string, string][] = [];
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined) continue;
-    headers.push([name, isSecretHeader(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value]);
+    headers.push([name, isSecretHeader(name) ? REDACTED : headerText(value)]);
   }
   const entry: JournalEntry = {
     id: request.id,

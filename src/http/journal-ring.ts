@@ -4,7 +4,7 @@
 // answers was promoted, and old space grew by all of them before each full collection (+90 MB of RSS under a
 // list-page load). A record is the numbers at fixed offsets, the length of each string (in UTF-16 units), then
 // the strings one after the other in UTF-8: written, and read back, in one call each.
-import type { HeldBody, JournalRequest } from '../domain/journal.ts';
+import { headerText, type HeldBody, type JournalRequest } from '../domain/journal.ts';
 
 /** Slots are allocated in steps of this many bytes, so a slot fits most records that follow in its place. */
 const SLOT_STEP = 4096;
@@ -35,7 +35,7 @@ function strings(request: JournalRequest): string[] {
   const out = [request.id, request.occurredAt, request.requestId, request.method, request.url, bodyText(request.requestBody), bodyText(request.responseBody)];
   for (const name in request.headers) {
     const value = request.headers[name];
-    if (value !== undefined) out.push(name, Array.isArray(value) ? value.join(', ') : value);
+    if (value !== undefined) out.push(name, headerText(value));
   }
   return out;
 }

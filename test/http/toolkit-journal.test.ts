@@ -86,6 +86,41 @@ for (const engine of ENGINES) {
       );
     });
 
+    it("through another server, a busy organization's requests wait for every fifth round, a calm one's for the next", async () => {
+      const busy = await h.newOrg();
+      const calm = await h.newOrg();
+      const other = await buildApp({ store: h.store, blobs: h.blobs, cursorSecret: 'other-cursor-secret', downloadSecret: 'other-download-secret', logLevel: 'silent', journalSize: 5 });
+      const send = async (key: string, n: number) => {
+        for (let i = 0; i < n; i++) assert.equal((await other.inject({ method: 'GET', url: `/v0/notes?limit=${i + 1}`, headers: { authorization: `Bearer ${key}` } })).statusCode, 200);
+      };
+      const seen = async (key: string) => ((await h.get('/v0/tycho/journal?limit=100', { key })).body.data as any[]).map((e) => e.query);
+      try {
+        await send(busy.key, 8);
+        await send(calm.key, 3);
+        // The first round, a second after these requests: the calm organization's are written.
+        const deadline = Date.now() + 4000;
+        while ((await seen(calm.key)).length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.deepEqual(await seen(calm.key), ['limit=3', 'limit=2', 'limit=1']);
+        assert.deepEqual(await seen(busy.key), [], 'more than keep in a round: not written before its fifth round');
+      } finally {
+        await other.close();
+      }
+      assert.deepEqual(await seen(busy.key), ['limit=8', 'limit=7', 'limit=6', 'limit=5', 'limit=4'], 'written when the server stops, newest keep only');
+    });
+
+    it('redacts a secret in the kept part of a long body and cuts it, request and response alike', async () => {
+      await h.delete('/v0/tycho/journal');
+      const created = await h.post('/v0/notes', { password: 'hunter2', body: 'é'.repeat(10_000) });
+      assert.equal(created.status, 201, created.text);
+      const [entry] = await journal();
+      assert.match(entry.request_body, /^\{"password":"\[redacted\]","body":"é+… \[\d+ more characters\]$/);
+      assert.ok(entry.request_body.length < 4200);
+      assert.ok(!JSON.stringify(entry).includes('hunter2'));
+      assert.match(entry.response_body, /more characters\]$/);
+      assert.ok(entry.response_body.length < 4200);
+      assert.equal(entry.response_body.slice(0, 4096), created.text.slice(0, 4096));
+    });
+
     it('cuts long bodies and belongs to one organization', async () => {
       await h.delete('/v0/tycho/journal');
       await h.post('/v0/notes', { body: 'x'.repeat(10_000) });
