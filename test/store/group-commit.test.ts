@@ -18,6 +18,8 @@ let database: BetterSqlite3.Database;
 let other: BetterSqlite3.Database;
 let db: Kysely<Db>;
 let commits: number;
+/** Batches the driver reported lost (a COMMIT that failed). */
+let lost: number;
 /** Whether the connection was inside a transaction when each `select` ran. */
 let selectsInTransaction: boolean[];
 
@@ -28,6 +30,7 @@ beforeEach(() => {
   database.exec('create table t (id integer primary key, v text not null unique)');
   other = new BetterSqlite3(join(dir, 'db.sqlite'));
   commits = 0;
+  lost = 0;
   selectsInTransaction = [];
   const exec = database.exec.bind(database);
   database.exec = (source: string) => {
@@ -45,7 +48,7 @@ beforeEach(() => {
       },
     });
   };
-  db = new Kysely<Db>({ dialect: new GroupCommitDialect(database, prepare) });
+  db = new Kysely<Db>({ dialect: new GroupCommitDialect(database, prepare, () => lost++) });
 });
 
 afterEach(async () => {
@@ -102,7 +105,7 @@ test('a failing transaction is rolled back alone; the rest of its batch commits'
   assert.equal(commits, 1);
 });
 
-test('a failed COMMIT fails every transaction of the batch, and the next batch works', async () => {
+test('a failed COMMIT fails every transaction of the batch, is reported once, and the next batch works', async () => {
   const exec = database.exec.bind(database);
   database.exec = (source: string) => {
     if (source === 'commit') {
@@ -118,8 +121,10 @@ test('a failed COMMIT fails every transaction of the batch, and the next batch w
   );
   assert.deepEqual(committedIds(), []);
   assert.equal(database.inTransaction, false);
+  assert.equal(lost, 1);
   await insert(3);
   assert.deepEqual(committedIds(), [3]);
+  assert.equal(lost, 1);
 });
 
 test('a plain read waits for the open batch to commit instead of reading inside it', async () => {

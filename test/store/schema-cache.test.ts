@@ -15,6 +15,10 @@ import { createItem } from '../../src/domain/item-writes.ts';
 import { loadSchema } from '../../src/domain/collection-schema.ts';
 import type { Principal } from '../../src/domain/api-keys.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import { bumpSchemaTag, SchemaCache } from '../../src/store/sql/schema-cache.ts';
+import type { Database } from '../../src/store/sql/schema.ts';
 
 for (const engine of ENGINES) {
   describe(`schema cache (${engine})`, () => {
@@ -69,3 +73,45 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('schema cache: tags read inside write transactions', () => {
+  // A write's transaction reads the tag under the schema lock; where tokens are exact, a tag remembered there
+  // saves that statement on every later write, unless the transaction changed a schema itself.
+  let token = 0;
+  const engine = { exactChangeTokens: true, changeToken: async () => String(token), announce: async () => void token++ };
+  const tagReads = { count: 0 };
+  let db: Kysely<Database>;
+  before(async () => {
+    db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: new BetterSqlite3(':memory:') }),
+      log: (event) => {
+        if (event.query.sql.startsWith('select "schema_tag"')) tagReads.count++;
+      },
+    });
+    await sql`create table organizations (id text primary key, schema_tag text)`.execute(db);
+    await sql`insert into organizations values ('org', 'first')`.execute(db);
+  });
+  after(() => db.destroy());
+
+  it('remembers a tag read in a transaction that changed no schema', async () => {
+    const cache = new SchemaCache(engine);
+    assert.equal(await db.transaction().execute((trx) => cache.tag(trx, 'org', true)), 'first');
+    assert.equal(await db.transaction().execute((trx) => cache.tag(trx, 'org', true)), 'first');
+    assert.equal(tagReads.count, 1);
+  });
+
+  it('does not remember one read after the transaction changed a schema, which may yet roll back', async () => {
+    const cache = new SchemaCache(engine);
+    tagReads.count = 0;
+    await assert.rejects(
+      db.transaction().execute(async (trx) => {
+        await bumpSchemaTag(trx, engine, 'org');
+        assert.notEqual(await cache.tag(trx, 'org', true), 'first');
+        throw new Error('roll back');
+      }),
+      /roll back/,
+    );
+    assert.equal(await db.transaction().execute((trx) => cache.tag(trx, 'org', true)), 'first');
+    assert.equal(tagReads.count, 2);
+  });
+});

@@ -7,7 +7,7 @@ import type { OrgRows, OrgStateRepo } from '../../domain/ports/toolkit-store.ts'
 
 type Row = Record<string, unknown>;
 import type { Database } from './schema.ts';
-import { bumpSchemaTag } from './schema-cache.ts';
+import { announceSchemaChange, bumpSchemaTag } from './schema-cache.ts';
 import { CHANGE_TOPICS, type Engine } from './sql-store.ts';
 
 type WithOrgId = { [N in keyof Database]: Database[N] extends { org_id: string } ? N : never }[keyof Database];
@@ -172,7 +172,7 @@ export function orgStateRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' |
   };
   // Rows written behind the repositories' backs: whatever any process remembers of any of them goes.
   const announceAll = async () => {
-    for (const topic of CHANGE_TOPICS) await engine.announce(db, topic);
+    for (const topic of CHANGE_TOPICS) await (topic === 'schemas' ? announceSchemaChange(db, engine) : engine.announce(db, topic));
   };
 
   return {

@@ -2,7 +2,7 @@
 // collection, field or funnel gives the organization a fresh schema tag, and an entry is used only while the
 // tag it was loaded under is current. Tags are never reused, so entries loaded inside a transaction that later
 // rolled back can never match again. Where the engine's change tokens are exact (SQLite), the tag itself is
-// remembered outside transactions until the `schemas` token moves, so a read costs no query for it.
+// remembered until the `schemas` token moves, so a read or write costs no query for it.
 import type { Kysely } from 'kysely';
 import { changeCache, type ChangeCache } from '../../domain/change-cache.ts';
 import { newId } from '../../domain/ids.ts';
@@ -12,9 +12,18 @@ import type { Engine, Later } from './sql-store.ts';
 
 const MAX_ENTRIES = 1000;
 
+/** Transactions (their Kysely handles) that changed a schema: what they read of schemas may yet roll back. */
+const changedSchemas = new WeakSet<Kysely<Database>>();
+
+/** Every schema change announces itself through here. */
+export async function announceSchemaChange(db: Kysely<Database>, engine: Pick<Engine, 'announce'>): Promise<void> {
+  changedSchemas.add(db);
+  await engine.announce(db, 'schemas');
+}
+
 export async function bumpSchemaTag(db: Kysely<Database>, engine: Pick<Engine, 'announce'>, orgId: string): Promise<void> {
   await db.updateTable('organizations').set({ schema_tag: newId() }).where('id', '=', orgId).execute();
-  await engine.announce(db, 'schemas');
+  await announceSchemaChange(db, engine);
 }
 
 const tagQuery = (db: Kysely<Database>, orgId: string) => db.selectFrom('organizations').select('schema_tag').where('id', '=', orgId);
@@ -46,13 +55,15 @@ export class SchemaCache {
   }
 
   /**
-   * The organization's current tag. A tag read inside a transaction is not remembered (the transaction may
-   * roll its change back); one remembered is still used there, as any schema change since — even one made
-   * earlier in the same transaction — has moved the token.
+   * The organization's current tag. One remembered is used inside a transaction too, as any schema change
+   * since — even one made earlier in the same transaction — has moved the token. A tag read inside a
+   * transaction is remembered unless that transaction has changed a schema (it may roll the change back):
+   * transactions run one at a time, so what else it can see is committed or in its batch, whose failure to
+   * commit moves every token (sqlite/open.ts).
    */
   tag(db: Kysely<Database>, orgId: string, inTransaction: boolean): Promise<string | undefined> {
     const read = () => readSchemaTag(db, orgId);
-    return this.tags ? this.tags.get(orgId, read, () => !inTransaction) : read();
+    return this.tags ? this.tags.get(orgId, read, () => !inTransaction || !changedSchemas.has(db)) : read();
   }
 
   /**

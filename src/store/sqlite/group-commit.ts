@@ -9,7 +9,8 @@
 // - A transaction that fails is rolled back to its savepoint alone; the others in its batch still commit.
 // - Nothing is acknowledged before its COMMIT returns: `commitTransaction` waits for it, so an answer sent
 //   means the write is in the WAL (kill -9 loses nothing acknowledged, as with one commit per transaction).
-//   If the COMMIT fails, every transaction of the batch fails.
+//   If the COMMIT fails, every transaction of the batch fails, and `lost` is told (what was remembered of the
+//   batch's uncommitted state must go).
 // - Nothing reads uncommitted data: a plain read waits for the open batch to commit before it runs (at most
 //   one turn); a plain write statement joins the batch like a one-statement transaction.
 // - Transactions never interleave: one runs at a time (a FIFO lock), as with Kysely's own SQLite driver; the
@@ -95,9 +96,10 @@ export async function exclusively<T>(work: () => Promise<T>): Promise<T> {
 /** Kysely's SQLite dialect (its compiler and introspection) over a group-committing driver. */
 export class GroupCommitDialect extends SqliteDialect {
   private readonly driver: GroupCommitDriver;
-  constructor(database: BetterSqlite3.Database, prepare: StatementCache) {
+  /** `lost`: called when a batch could not commit (its transactions had all finished and been rolled back). */
+  constructor(database: BetterSqlite3.Database, prepare: StatementCache, lost: () => void = () => {}) {
     super({ database });
-    this.driver = new GroupCommitDriver(database, prepare);
+    this.driver = new GroupCommitDriver(database, prepare, lost);
   }
   override createDriver(): Driver {
     return this.driver;
@@ -111,6 +113,7 @@ export class GroupCommitDriver implements Driver {
   constructor(
     private readonly database: BetterSqlite3.Database,
     readonly prepare: StatementCache,
+    private readonly lost: () => void = () => {},
   ) {
     drivers.add(this);
   }
@@ -220,7 +223,7 @@ export class GroupCommitDriver implements Driver {
     await this.lock.acquire();
     try {
       if (this.batch === batch) this.commit(batch);
-      else if (batch.broken) batch.settle(new Error('SQLite rolled the transaction back'));
+      else if (batch.broken) this.fail(batch, new Error('SQLite rolled the transaction back'));
     } finally {
       this.lock.release();
     }
@@ -231,7 +234,7 @@ export class GroupCommitDriver implements Driver {
     this.batch = undefined;
     try {
       if (batch.broken || !this.database.inTransaction) {
-        batch.settle(new Error('SQLite rolled the transaction back'));
+        this.fail(batch, new Error('SQLite rolled the transaction back'));
         return;
       }
       try {
@@ -239,11 +242,16 @@ export class GroupCommitDriver implements Driver {
         batch.settle();
       } catch (error) {
         if (this.database.inTransaction) this.database.exec('rollback');
-        batch.settle(error);
+        this.fail(batch, error);
       }
     } finally {
       turns.ended();
     }
+  }
+
+  private fail(batch: Batch, error: unknown): void {
+    this.lost();
+    batch.settle(error);
   }
 }
 

@@ -8,7 +8,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { exclusively, GroupCommitDialect } from './group-commit.ts';
 import { migrate } from '../migrations/index.ts';
 import { SQLITE_TYPES } from '../migrations/column-types.ts';
-import { SqlStore, type ChangeTopic, type Engine } from '../sql/sql-store.ts';
+import { CHANGE_TOPICS, SqlStore, type ChangeTopic, type Engine } from '../sql/sql-store.ts';
 import type { Database } from '../sql/schema.ts';
 import type { Store } from '../../domain/ports/store.ts';
 
@@ -47,10 +47,15 @@ export async function openSqlite(path: string): Promise<Store> {
   database.pragma('temp_store = MEMORY');
   // Without statistics SQLite may build throw-away indexes for correlated probes instead of using ours.
   database.pragma('automatic_index = off');
-  const db = new Kysely<Database>({ dialect: new GroupCommitDialect(database, statementCache(database)) });
   // data_version moves when another connection (the CLI, another process) commits; this connection's own
   // writes are counted here.
   const ownChanges = new Map<ChangeTopic, number>();
+  // A batch that failed to commit takes back changes its transactions announced, and values read inside it
+  // may have been remembered (a schema tag): every topic moves again.
+  const batchLost = () => {
+    for (const topic of CHANGE_TOPICS) ownChanges.set(topic, (ownChanges.get(topic) ?? 0) + 1);
+  };
+  const db = new Kysely<Database>({ dialect: new GroupCommitDialect(database, statementCache(database), batchLost) });
   // Prepared once: `database.pragma()` compiles its statement on every call, and this runs on every request.
   const dataVersionStatement = database.prepare('PRAGMA data_version').pluck();
   // Read once per turn of the event loop: a request asks up to three times (schemas, its key, clocks), and the
