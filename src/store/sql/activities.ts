@@ -1,12 +1,12 @@
 // Activities table and its per-constituent index. The feed of one entity walks the index by time.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Activity } from '../../domain/activity.ts';
-import { mapPage } from '../../domain/pagination.ts';
+import type { Activity, ActivityQuery } from '../../domain/activity.ts';
+import { mapPage, type PageRequest, type Position } from '../../domain/pagination.ts';
 import type { ActivityRepo } from '../../domain/ports/store.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
-import { fetchPage } from './keyset.ts';
+import { fetchPage, fetchSegments, type OrderKey, type Runner } from './keyset.ts';
 import { writeTogether, type Write } from './write-together.ts';
-import { Binder, bindAll } from './shapes.ts';
+import { Binder, bindAll, shapesOf } from './shapes.ts';
 import type { Engine } from './sql-store.ts';
 import { deliveryRow } from './webhooks.ts';
 
@@ -23,6 +23,7 @@ export const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
  * transaction commits).
  */
 export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writableCtes' | 'announce'>, outboxWritten: () => void): ActivityRepo {
+  const shapes = shapesOf(engine);
   return {
     async insert(activity, deliveries = []) {
       // Every create records one: the statement is a shape (write-together.ts).
@@ -67,40 +68,24 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writabl
       return rows.map(toActivity);
     },
     async list(orgId, query, page) {
+      // Built once per shape (shapes.ts): which parts the query and the page have, with slots for their values.
+      const { bind, values } = new Binder();
+      const optional = (value: string | undefined) => (value === undefined ? undefined : bind(value));
       const { entity } = query;
-      // With an entity, the constituent index drives (its time column orders the walk); otherwise the feed's own.
-      let q = entity
-        ? db
-            .selectFrom('activity_entities as e')
-            .innerJoin('activities as a', 'a.id', 'e.activity_id')
-            .selectAll('a')
-            .select(['e.occurred_at as k_time', 'e.activity_id as k_id'])
-            .where('e.org_id', '=', orgId)
-            .where('e.entity_type', '=', entity.type)
-        : db.selectFrom('activities as a').selectAll('a').select(['a.occurred_at as k_time', 'a.id as k_id']).where('a.org_id', '=', orgId);
-      if (entity?.id !== undefined) q = q.where(sql.ref('e.entity_id'), '=', entity.id);
-      if (entity?.relation !== undefined) q = q.where(sql.ref('e.relation'), '=', entity.relation);
-      if (query.types) q = query.types.length > 0 ? q.where('a.type', 'in', query.types) : q.where(sql<boolean>`1 = 0`);
-      for (const other of query.alsoInvolving ?? []) {
-        q = q.where(({ exists, selectFrom }) =>
-          exists(
-            selectFrom('activity_entities as x')
-              .select(sql<number>`1`.as('one'))
-              .whereRef('x.activity_id', '=', 'a.id')
-              .where('x.entity_type', '=', other.type)
-              .where('x.entity_id', '=', other.id),
-          ),
-        );
-      }
-      const time = entity ? 'e.occurred_at' : 'a.occurred_at';
-      if (query.occurredFrom) q = q.where(sql.ref(time), '>=', query.occurredFrom);
-      if (query.occurredTo) q = q.where(sql.ref(time), '<=', query.occurredTo);
-      if (entity && entity.id === undefined) q = q.distinct();
-      const keys = [
-        { column: time, desc: true },
-        { column: entity ? 'e.activity_id' : 'a.id', desc: true },
-      ];
-      const result = await fetchPage(q, keys, page, (r) => ({ key: [r.k_time], id: r.k_id }));
+      const shape: ActivityQuery = {
+        ...(entity ? { entity: { type: bind(entity.type), id: optional(entity.id), relation: optional(entity.relation) as typeof entity.relation } } : {}),
+        ...(query.types ? { types: query.types.map(bind) } : {}),
+        ...(query.alsoInvolving ? { alsoInvolving: query.alsoInvolving.map((o) => ({ type: bind(o.type), id: bind(o.id) })) } : {}),
+        occurredFrom: optional(query.occurredFrom),
+        occurredTo: optional(query.occurredTo),
+      };
+      const position = (p: Position | undefined) => p && { key: p.key.map((k) => (k === null ? null : bind(k))), id: bind(p.id) };
+      const pageShape: PageRequest = { limit: page.limit, after: position(page.after), before: position(page.before) };
+      const org = bind(orgId);
+      const key = `activities.list ${JSON.stringify(shape)} ${JSON.stringify(pageShape)}`;
+      const { q, keys } = shapes.memo(key, () => feedQuery(db, org, shape));
+      const run: Runner = async (label, build) => (await db.executeQuery(shapes.statement(`${key} ${label}`, values, build))).rows;
+      const result = await fetchSegments([{ query: q, keys, holds: () => true }], pageShape, (r) => ({ key: [r.k_time], id: r.k_id }), run);
       return mapPage(result, toActivity);
     },
     async find(orgId, id) {
@@ -114,4 +99,42 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writabl
       return mapPage(result, toActivity);
     },
   };
+}
+
+/** The feed's rows that `query` selects, and the keys of its order: newest first. */
+function feedQuery(db: Kysely<Database>, orgId: string, query: ActivityQuery) {
+  const { entity } = query;
+  // With an entity, the constituent index drives (its time column orders the walk); otherwise the feed's own.
+  let q = entity
+    ? db
+        .selectFrom('activity_entities as e')
+        .innerJoin('activities as a', 'a.id', 'e.activity_id')
+        .selectAll('a')
+        .select(['e.occurred_at as k_time', 'e.activity_id as k_id'])
+        .where('e.org_id', '=', orgId)
+        .where('e.entity_type', '=', entity.type)
+    : db.selectFrom('activities as a').selectAll('a').select(['a.occurred_at as k_time', 'a.id as k_id']).where('a.org_id', '=', orgId);
+  if (entity?.id !== undefined) q = q.where(sql.ref('e.entity_id'), '=', entity.id);
+  if (entity?.relation !== undefined) q = q.where(sql.ref('e.relation'), '=', entity.relation);
+  if (query.types) q = query.types.length > 0 ? q.where('a.type', 'in', query.types) : q.where(sql<boolean>`1 = 0`);
+  for (const other of query.alsoInvolving ?? []) {
+    q = q.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('activity_entities as x')
+          .select(sql<number>`1`.as('one'))
+          .whereRef('x.activity_id', '=', 'a.id')
+          .where('x.entity_type', '=', other.type)
+          .where('x.entity_id', '=', other.id),
+      ),
+    );
+  }
+  const time = entity ? 'e.occurred_at' : 'a.occurred_at';
+  if (query.occurredFrom !== undefined) q = q.where(sql.ref(time), '>=', query.occurredFrom);
+  if (query.occurredTo !== undefined) q = q.where(sql.ref(time), '<=', query.occurredTo);
+  if (entity && entity.id === undefined) q = q.distinct();
+  const keys: OrderKey[] = [
+    { column: time, desc: true },
+    { column: entity ? 'e.activity_id' : 'a.id', desc: true },
+  ];
+  return { q, keys };
 }
