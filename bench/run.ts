@@ -409,7 +409,7 @@ async function main(): Promise<void> {
     await Promise.all([...servers, ...ceilings].map((s) => new Promise((resolve) => (s.child.once('exit', resolve), s.child.kill('SIGTERM')))));
     await postgres?.drop();
     await s3?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (!process.env.BENCH_KEEP) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -32,6 +32,11 @@ for (const engine of ENGINES) {
       });
       assert.equal(created.status, 201, created.text);
       itemId = created.body.id;
+      // Updated later than created, so an answer that mixed up the two times would show.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const updated = await h.patch(`/v0/collections/${c.id}/items/${itemId}`, { values: { label: { type: 'value/text/single_line', data: 'Acme Ltd' } } });
+      assert.equal(updated.status, 200, updated.text);
+      assert.notEqual(updated.body.values.updated_at.data, updated.body.values.created_at.data);
     });
     after(() => h.close());
 
