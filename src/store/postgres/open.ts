@@ -137,6 +137,9 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
     changeToken: async (topic) => changes.token(topic),
     announce: (trx, topic) => changes.announce(trx, topic),
     listen: (topic, listener) => changes.listen(topic, listener),
+    analyze: async (db) => {
+      await sql`analyze`.execute(db);
+    },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     // Kysely's destroy() ends the pool.
     close: () => changes.close(),

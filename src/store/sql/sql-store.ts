@@ -79,6 +79,8 @@ export interface Engine {
   announce(db: Kysely<Database>, topic: ChangeTopic): Promise<void>;
   /** Calls `listener` when another process announces `topic` (where the engine can tell); returns the stop. */
   listen(topic: ChangeTopic, listener: () => void): () => void;
+  /** Gathers the planner's statistics about every table and index. */
+  analyze(db: Kysely<Database>): Promise<void>;
   /** Connections by state. */
   poolStats(): { total: number; idle: number; waiting: number };
   /** Releases connections and files. */
@@ -345,7 +347,7 @@ export class SqlStore implements Store {
   }
 
   async analyze(): Promise<void> {
-    await sql`analyze`.execute(this.db);
+    await this.engine.analyze(this.db);
   }
 
   poolStats() {
