@@ -409,7 +409,8 @@ async function main(): Promise<void> {
     await Promise.all([...servers, ...ceilings].map((s) => new Promise((resolve) => (s.child.once('exit', resolve), s.child.kill('SIGTERM')))));
     await postgres?.drop();
     await s3?.stop();
-    if (!process.env.BENCH_KEEP) rmSync(dir, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP) console.log(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 
