@@ -381,6 +381,31 @@ for (const engine of ENGINES) {
       assert.deepEqual(ids, (await all(h)).map((a) => a.id));
     });
 
+    it("pages one entity's feed, then another's, one at a time both ways (same shape, other values)", async () => {
+      // The feed's statements are kept per shape with their values as parameters: consecutive walks of the same
+      // shape over different entities and cursors must each see only their own.
+      for (const query of [`constituent_entity_type[eq]=collection&constituent_entity_id[eq]=${peopleId}`, `constituent_entity_type[eq]=item&constituent_entity_id[eq]=${p2}`]) {
+        const expected = (await all(h, query)).map((a) => a.id);
+        assert.ok(expected.length >= 2, query);
+        const forward: string[] = [];
+        let page = await feed(h, `${query}&limit=1`);
+        for (;;) {
+          forward.push(...page.data.map((a) => a.id));
+          if (!page.next) break;
+          assert.ok(forward.length < 20, 'the walk does not end');
+          page = await feed(h, `${query}&limit=1&after=${encodeURIComponent(page.next)}`);
+        }
+        assert.deepEqual(forward, expected);
+        const backward: string[] = [...page.data.map((a) => a.id)];
+        while (page.prev) {
+          assert.ok(backward.length < 20, 'the walk does not end');
+          page = await feed(h, `${query}&limit=1&before=${encodeURIComponent(page.prev)}`);
+          backward.unshift(...page.data.map((a) => a.id));
+        }
+        assert.deepEqual(backward, expected);
+      }
+    });
+
     it('constituent_relation[eq] narrows type+id matches to that role', async () => {
       assert.deepEqual(objectIds(await all(h, `constituent_entity_type[eq]=item&constituent_entity_id[eq]=${p3}&constituent_relation[eq]=object`)), [p3]);
       assert.deepEqual(await all(h, `constituent_entity_type[eq]=item&constituent_entity_id[eq]=${p3}&constituent_relation[eq]=target`), []);
