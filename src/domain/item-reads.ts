@@ -1,7 +1,7 @@
 // Item lists and searches: parse the filter, selection and sort against the collection's fields, then ask
 // the store for one keyset page.
 import { invalidAt, notFound } from './errors.ts';
-import { fieldByKey, loadSchema, type CollectionSchema } from './collection-schema.ts';
+import { fieldByKey, fromParts, loadSchema, type CollectionSchema } from './collection-schema.ts';
 import { parseFilter, parseSort, type SortSchemas } from './filter/parse.ts';
 import type { ErrorSource } from './errors.ts';
 import type { ItemQuery } from './filter/ast.ts';
@@ -39,7 +39,17 @@ export async function prepareQuery(
   input: SearchInput,
   sortSource: (i: number) => ErrorSource,
 ): Promise<PreparedQuery> {
-  const schema = await loadSchema(store, orgId, collectionKey);
+  return prepareQueryFor(store, orgId, await loadSchema(store, orgId, collectionKey), input, sortSource);
+}
+
+/** `prepareQuery` against a schema in hand (`store` loads those of related collections a sort goes through). */
+export async function prepareQueryFor(
+  store: Store,
+  orgId: string,
+  schema: CollectionSchema,
+  input: SearchInput,
+  sortSource: (i: number) => ErrorSource,
+): Promise<PreparedQuery> {
   const sorts = input.sort ?? [];
   const related = new Map<string, CollectionSchema>();
   if (sorts.some((s) => s.includes('.'))) {
@@ -76,9 +86,32 @@ export async function serveQuery(store: Store, orgId: string, prepared: Prepared
   return { schema: prepared.schema, page: await store.items.serve(orgId, prepared.query, page, wireTag(prepared.schema)) };
 }
 
-/** The item `id` of the schema's collection for an answer, as `serveQuery` gives items; 404 when there is none. */
-export async function serveItem(store: Store, schema: CollectionSchema, id: string): Promise<ServedItem> {
-  const served = await store.items.serveOne(schema.collection.orgId, schema.collection.id, id, wireTag(schema));
-  if (!served) throw notFound();
-  return served;
+/**
+ * A page of the collection's items for an answer, as `serveQuery` gives it: `prepare` parses the request
+ * against a schema and `pageOf` gives the page it asks for (a cursor is valid only under the order that made
+ * it). Both may run twice: with the schema this process loaded last, then with the current one (`Store.servePage`).
+ */
+export async function servePage(
+  store: Store,
+  orgId: string,
+  collectionKey: string,
+  prepare: (schema: CollectionSchema) => Promise<PreparedQuery>,
+  pageOf: (prepared: PreparedQuery) => PageRequest,
+): Promise<ItemPage<ServedItem> & { prepared: PreparedQuery }> {
+  const result = await store.servePage(orgId, collectionKey, async (parts) => {
+    const prepared = await prepare(fromParts(parts));
+    // A selection of fields is rendered from the values; otherwise stored wire forms serve where current.
+    return { prepared, query: prepared.query, page: pageOf(prepared), ...(prepared.include ? {} : { wireTag: wireTag(prepared.schema) }) };
+  });
+  if (!result) throw notFound();
+  const { plan, page } = result.read;
+  const { prepared } = plan;
+  return { prepared, schema: prepared.schema, page, ...(prepared.include ? { include: prepared.include } : {}) };
+}
+
+/** The item `id` of the collection for an answer, as `serveQuery` gives items, with the schema to show it by; 404 when there is none. */
+export async function serveItem(store: Store, orgId: string, collectionKey: string, id: string): Promise<{ schema: CollectionSchema; item: ServedItem }> {
+  const result = await store.serveItem(orgId, collectionKey, id, (parts) => wireTag(fromParts(parts)));
+  if (!result?.read) throw notFound();
+  return { schema: fromParts(result.parts), item: result.read };
 }

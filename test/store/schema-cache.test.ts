@@ -11,7 +11,10 @@ import { openStore } from '../../src/store/open-store.ts';
 import { ENGINES, throwawayPostgres } from '../helpers/harness.ts';
 import { ensureOrganization } from '../../src/domain/organizations.ts';
 import { createField } from '../../src/domain/collection-fields.ts';
-import { createItem } from '../../src/domain/item-writes.ts';
+import { createItem, deleteItem, updateItem } from '../../src/domain/item-writes.ts';
+import { prepareQueryFor, serveItem, servePage } from '../../src/domain/item-reads.ts';
+import { REPLACE } from '../../src/domain/item-values.ts';
+import { servedJson } from '../../src/domain/item-wire.ts';
 import { loadSchema } from '../../src/domain/collection-schema.ts';
 import type { Principal } from '../../src/domain/api-keys.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
@@ -57,6 +60,36 @@ for (const engine of ENGINES) {
       assert.equal((await refs(first)).includes('region'), true);
       const { item, schema } = await createItem(first, principal, 'deals', { values: { region: { type: 'value/text/single_line', data: 'EMEA' } } });
       assert.deepEqual(item.values[schema.byRef.get('region')!.id], ['EMEA']);
+    });
+
+    it('serves items read under the schema loaded last only while that schema is current', async () => {
+      const served = async (store: Store, id: string) => {
+        const { schema, item } = await serveItem(store, principal.orgId, 'deals', id);
+        return JSON.parse(servedJson(item, schema)).values;
+      };
+      /** The page of items sorted by `sort`, as a list request reads it. */
+      const page = async (store: Store, sort: string[]) => {
+        const read = await servePage(store, principal.orgId, 'deals', (schema) => prepareQueryFor(store, principal.orgId, schema, { sort }, () => ({ parameter: 'sort[]' })), () => ({ limit: 100 }));
+        return read.page.rows.map((item) => JSON.parse(servedJson(item, read.schema)));
+      };
+      const { item } = await createItem(first, principal, 'deals', { values: {} });
+      assert.equal('size' in (await served(first, item.id)), false);
+      const inPage = async (sort: string[]) => (await page(first, sort)).find((i) => i.id === item.id);
+      assert.equal('size' in (await inPage([])).values, false);
+      // The other process adds a field and gives the item a value in it: the item's stored wire form is rendered
+      // under a schema this one has not loaded. Shown by the one it loaded, the value would be missing.
+      await createField(second, principal.orgId, 'deals', { type: 'field/number/unitless_integer', name: 'Size' });
+      await updateItem(second, principal, 'deals', item.id, { values: { size: { type: 'value/number/unitless_integer', data: 12 } } }, REPLACE);
+      const size = { type: 'value/number/unitless_integer', data: 12 };
+      assert.deepEqual((await served(first, item.id)).size, size);
+      await createField(second, principal.orgId, 'deals', { type: 'field/number/unitless_integer', name: 'Weight' });
+      await updateItem(second, principal, 'deals', item.id, { values: { weight: size } }, REPLACE);
+      assert.deepEqual((await inPage([])).values.weight, size);
+      // A sort by a field the schema loaded last does not have is judged by the current one.
+      await createField(second, principal.orgId, 'deals', { type: 'field/number/unitless_integer', name: 'Rank' });
+      assert.deepEqual((await inPage(['rank'])).values.size, size);
+      await deleteItem(second, principal, 'deals', item.id);
+      await assert.rejects(served(first, item.id), { code: 'not_found' });
     });
 
     it('forgets a field whose creation rolled back', async () => {

@@ -147,6 +147,22 @@ export interface SchemaParts {
   funnels: Funnel[];
 }
 
+/** What was read of a collection together with its current schema (`Store.serveItem`, `Store.servePage`). */
+export interface SchemaRead<T> {
+  parts: SchemaParts;
+  read: T;
+}
+
+/**
+ * A page read planned against a schema: the query and the page for `items.serve` under `wireTag`, or for
+ * `items.query` without one (the items are then rendered, as a selection of fields is).
+ */
+export interface PagePlan {
+  query: ItemQuery;
+  page: PageRequest;
+  wireTag?: string;
+}
+
 /** Conditions of a list on properties `F`: equal to a value, or one of several (an empty list matches nothing). */
 export type RecordFilter<F extends PropertyKey> = { [K in F]?: string | readonly string[] };
 
@@ -373,6 +389,23 @@ export interface Store {
    * keeps only where the current schema calls for exactly the same.
    */
   recentSchema(orgId: string, collectionKey: string): SchemaParts | undefined;
+  /**
+   * The collection's current schema (as `loadSchema`) with its item `id` for an answer (as `items.serveOne`,
+   * under the wire tag `wireTagOf` names for the schema; undefined when there is no such item). Undefined when
+   * there is no such collection. Where the schema is checked on every request, the item is read under the
+   * schema loaded last by the statement that checks it: one round trip while the schema stays the same.
+   */
+  serveItem(orgId: string, collectionKey: string, id: string, wireTagOf: (parts: SchemaParts) => string): Promise<SchemaRead<ServedItem | undefined> | undefined>;
+  /**
+   * The collection's current schema with the page `plan` makes of it (`serveItem` for a page): `plan` may be
+   * called with the schema loaded last and then again with the current one; an AppError it throws for the
+   * first is judged again by the second. Undefined when there is no such collection.
+   */
+  servePage<P extends PagePlan>(
+    orgId: string,
+    collectionKey: string,
+    plan: (parts: SchemaParts) => Promise<P>,
+  ): Promise<SchemaRead<{ plan: P; page: Page<ServedItem> }> | undefined>;
   /**
    * Runs `fn` in one transaction; inside a transaction, joins it. Throwing rolls everything back. A
    * transaction the database aborts to break a deadlock or a serialization conflict runs again (a few times),

@@ -1,13 +1,13 @@
 // /v0/collections/{collection_id}/items: list, search, create, retrieve, update (strategy headers), delete,
 // upsert, merge.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { prepareQuery, serveItem, serveQuery } from '../../domain/item-reads.ts';
+import { prepareQueryFor, serveItem, servePage, type PreparedQuery } from '../../domain/item-reads.ts';
 import { servedJson } from '../../domain/item-wire.ts';
 import { sendJson } from '../pagination.ts';
 import { ListOf, PageQuery, doc, NoContent } from '../schemas/common.ts';
 import { createItem, deleteItem, updateItem, upsertItem } from '../../domain/item-writes.ts';
 import { mergeItems } from '../../domain/item-merge.ts';
-import { fieldByKey, loadSchema, type CollectionSchema } from '../../domain/collection-schema.ts';
+import { fieldByKey, type CollectionSchema } from '../../domain/collection-schema.ts';
 import { AppError } from '../../domain/errors.ts';
 import {
   CollectionParams,
@@ -55,18 +55,28 @@ const docs = {
 };
 
 export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {
-  const listName = (collectionId: string, signature: string) => `items/${collectionId}/${signature}`;
+  /** Cursors are scoped to the list: the collection and its order. */
+  const listName = (prepared: PreparedQuery) => `items/${prepared.schema.collection.id}/${prepared.orderSignature}`;
 
   app.get(
     '/collections/:collection_id/items',
     { schema: { ...docs.listItems, params: CollectionParams, querystring: ItemListQuery, response: { 200: ListOf(ItemWire) } } },
     async (req, reply) => {
       const { sort, include, ...pageQuery } = req.query;
-      const prepared = await prepareQuery(store, req.principal.orgId, req.params.collection_id, { sort: sort ?? [] }, () => ({ parameter: 'sort[]' }));
-      if (include !== undefined) prepared.include = selectedFields(prepared.schema, include);
-      const list = listName(prepared.schema.collection.id, prepared.orderSignature);
-      const result = await serveQuery(store, req.principal.orgId, prepared, listing.page(req, pageQuery, list));
-      return sendJson(reply, listing.envelopeJson(req, list, result.page, (item) => servedJson(item, result.schema, result.include)));
+      const { orgId } = req.principal;
+      const result = await servePage(
+        store,
+        orgId,
+        req.params.collection_id,
+        async (schema) => {
+          const prepared = await prepareQueryFor(store, orgId, schema, { sort: sort ?? [] }, () => ({ parameter: 'sort[]' }));
+          if (include !== undefined) prepared.include = selectedFields(schema, include);
+          return prepared;
+        },
+        (prepared) => listing.page(req, pageQuery, listName(prepared)),
+      );
+      const json = listing.envelopeJson(req, listName(result.prepared), result.page, (item) => servedJson(item, result.schema, result.include));
+      return sendJson(reply, json);
     },
   );
 
@@ -81,10 +91,15 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
       },
     },
     async (req, reply) => {
-      const prepared = await prepareQuery(store, req.principal.orgId, req.params.collection_id, req.body, (i) => ({ pointer: `/sort/${i}` }));
-      const list = listName(prepared.schema.collection.id, prepared.orderSignature);
-      const result = await serveQuery(store, req.principal.orgId, prepared, listing.page(req, req.query, list));
-      const json = listing.envelopeJson(req, list, result.page, (item) => `{"type":"search_result","data":${servedJson(item, result.schema, result.include)}}`);
+      const { orgId } = req.principal;
+      const result = await servePage(
+        store,
+        orgId,
+        req.params.collection_id,
+        (schema) => prepareQueryFor(store, orgId, schema, req.body, (i) => ({ pointer: `/sort/${i}` })),
+        (prepared) => listing.page(req, req.query, listName(prepared)),
+      );
+      const json = listing.envelopeJson(req, listName(result.prepared), result.page, (item) => `{"type":"search_result","data":${servedJson(item, result.schema, result.include)}}`);
       return sendJson(reply, json);
     },
   );
@@ -99,8 +114,8 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
   );
 
   app.get('/collections/:collection_id/items/:id', { schema: { ...docs.retrieveItem, params: ItemParams, response: { 200: ItemWire } } }, async (req, reply) => {
-    const schema = await loadSchema(store, req.principal.orgId, req.params.collection_id);
-    return sendJson(reply, servedJson(await serveItem(store, schema, req.params.id), schema));
+    const { schema, item } = await serveItem(store, req.principal.orgId, req.params.collection_id, req.params.id);
+    return sendJson(reply, servedJson(item, schema));
   });
 
   app.patch(

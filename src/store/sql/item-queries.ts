@@ -121,6 +121,17 @@ interface PageRead {
   query: ItemQuery;
   page: PageRequest;
   wireTag: string | undefined;
+  /** Whether each row also carries the organization's schema tag (`TaggedPage`). */
+  tagged: boolean;
+}
+
+/** A page whose statements also read the organization's schema tag. */
+export interface TaggedPage extends Page<ServedItem> {
+  /**
+   * The tag every row was read under; undefined when there are no rows, or they disagree (a schema changed
+   * between two statements of the read).
+   */
+  schemaTag?: string;
 }
 
 /**
@@ -149,8 +160,9 @@ function shapeOf(read: PageRead): { shape: PageRead; values: unknown[] } {
     }
   };
   const position = (p: Position | undefined) => p && { key: p.key.map((k) => (k === null ? null : put(k))), id: put(p.id) };
-  const { orgId, query, page, wireTag } = read;
+  const { orgId, query, page, wireTag, tagged } = read;
   const shape: PageRead = {
+    tagged,
     orgId: put(orgId),
     query: { ...query, collectionId: put(query.collectionId), ...(query.filter ? { filter: filter(query.filter) } : {}) },
     page: { limit: page.limit, ...(page.after ? { after: position(page.after) } : {}), ...(page.before ? { before: position(page.before) } : {}) },
@@ -160,7 +172,7 @@ function shapeOf(read: PageRead): { shape: PageRead; values: unknown[] } {
 }
 
 export function queryItems(db: Kysely<Database>, shapes: Shapes, orgId: string, query: ItemQuery, page: PageRequest): Promise<Page<Item>>;
-export function queryItems(db: Kysely<Database>, shapes: Shapes, orgId: string, query: ItemQuery, page: PageRequest, wireTag: string): Promise<Page<ServedItem>>;
+export function queryItems(db: Kysely<Database>, shapes: Shapes, orgId: string, query: ItemQuery, page: PageRequest, wireTag: string | undefined, tagged?: boolean): Promise<TaggedPage>;
 export async function queryItems(
   db: Kysely<Database>,
   shapes: Shapes,
@@ -168,9 +180,10 @@ export async function queryItems(
   query: ItemQuery,
   page: PageRequest,
   wireTag?: string,
-): Promise<Page<ServedItem>> {
+  tagged = false,
+): Promise<TaggedPage> {
   // The statements are built once per shape, over slots, and run with this read's values.
-  const { shape, values } = shapeOf({ orgId, query, page, wireTag });
+  const { shape, values } = shapeOf({ orgId, query, page, wireTag, tagged });
   const key = `items.page ${JSON.stringify(shape)}`;
   const segments = shapes.memo(key, () => pageSegments(db, shape));
   // With several conditions, which should drive the read depends on their values (a name prefix matching one
@@ -189,7 +202,12 @@ export async function queryItems(
     }),
     run,
   );
-  return { ...result, rows: result.rows.map((r) => servedRow(r, orgId, query.collectionId)) };
+  const served: TaggedPage = { ...result, rows: result.rows.map((r) => servedRow(r, orgId, query.collectionId)) };
+  if (tagged) {
+    const tags = new Set(result.rows.map((r) => r.schema_tag as string));
+    if (tags.size === 1) served.schemaTag = [...tags][0];
+  }
+  return served;
 }
 
 const asIs = <T>(statement: T): T => statement;
@@ -216,13 +234,15 @@ export function servedRow(r: Record<string, any>, orgId: string, collectionId: s
 const endsWithId = (query: ItemQuery) => query.sort[query.sort.length - 1]?.column === 'id';
 
 /** The stretches of the list a page read walks, as query builders. */
-function pageSegments(db: Kysely<Database>, { orgId, query, wireTag }: PageRead): Segment<any>[] {
+function pageSegments(db: Kysely<Database>, { orgId, query, wireTag, tagged }: PageRead): Segment<any>[] {
   /** The collection's items that pass the filter, from `from` (which names them `i`). */
   const matching = (from: AnyQuery): AnyQuery => {
-    const q = from
+    let q = from
       .select(pageColumns(wireTag))
       .where('i.org_id', '=', orgId)
       .where('i.collection_id', '=', query.collectionId);
+    // Uncorrelated: evaluated once per statement, not per row.
+    if (tagged) q = q.select((eb) => eb.selectFrom('organizations').select('schema_tag').where('id', '=', orgId).as('schema_tag'));
     const filter = query.filter;
     return filter ? q.where((eb) => compileFilter(eb, filter)) : q;
   };

@@ -76,6 +76,29 @@ function indexChange(fieldIds: string[], entries: IndexEntry[], previous: IndexE
   return { changed, shrunk };
 }
 
+/**
+ * `serveOne` with the organization's current schema tag, read by the same statement (so in the same snapshot):
+ * one round trip where the tag cannot be remembered. Undefined when the organization is gone.
+ */
+export async function serveOneTagged(
+  db: Kysely<Database>,
+  engine: object,
+  orgId: string,
+  collectionId: string,
+  id: string,
+  wireTag: string,
+): Promise<{ schemaTag: string; served: ServedItem | undefined } | undefined> {
+  const statement = shapesOf(engine).statement('items.serveOneTagged', [wireTag, id, orgId, collectionId], () =>
+    (db.selectFrom('organizations as o') as SelectQueryBuilder<any, any, any>)
+      .leftJoin('items as i', (join) => join.on('i.id', '=', slot(1)).onRef('i.org_id', '=', 'o.id').on('i.collection_id', '=', slot(3)))
+      .select(['o.schema_tag', ...pageColumns(slot(0))])
+      .where('o.id', '=', slot(2)),
+  );
+  const [row] = (await db.executeQuery(statement)).rows as Record<string, any>[];
+  if (!row) return undefined;
+  return { schemaTag: row.schema_tag, served: row.id === null ? undefined : servedRow(row, orgId, collectionId) };
+}
+
 export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' | 'writableCtes'>): ItemRepo {
   /**
    * Writes the item's row with `head` (built over `binder`'s slots), and index rows with `rows`: the first batch

@@ -83,7 +83,12 @@ export class SchemaCache {
 
   /** The parts last loaded for the collection, whether or not they are still current; no query. */
   recent(orgId: string, collectionKey: string): SchemaParts | undefined {
-    return this.entries.get(`${orgId}/${collectionKey}`)?.parts;
+    return this.recentEntry(orgId, collectionKey)?.parts;
+  }
+
+  /** `recent`, with the tag the parts were loaded under: they are current while it is. */
+  recentEntry(orgId: string, collectionKey: string): { tag: string; parts: SchemaParts } | undefined {
+    return this.entries.get(`${orgId}/${collectionKey}`);
   }
 
   /** `knownTag`: the tag read under the schema lock in this transaction. */

@@ -2,8 +2,10 @@
 // transaction in progress.
 import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../../domain/errors.ts';
-import type { DueSource, LockMode, SchemaParts, Store } from '../../domain/ports/store.ts';
-import { readSchemaParts, SchemaCache } from './schema-cache.ts';
+import type { DueSource, LockMode, PagePlan, SchemaParts, SchemaRead, Store } from '../../domain/ports/store.ts';
+import type { ServedItem } from '../../domain/item-wire.ts';
+import type { Page } from '../../domain/pagination.ts';
+import { readSchemaParts, readSchemaTag, SchemaCache } from './schema-cache.ts';
 import type { Database } from './schema.ts';
 import { organizationRepo } from './organizations.ts';
 import { apiKeyRepo } from './api-keys.ts';
@@ -11,7 +13,8 @@ import { collectionRepo } from './collections.ts';
 import { fieldRepo } from './fields.ts';
 import { settingsRepo } from './settings.ts';
 import { funnelRepo } from './funnels.ts';
-import { itemRepo } from './items.ts';
+import { itemRepo, serveOneTagged } from './items.ts';
+import { queryItems } from './item-queries.ts';
 import { activityRepo } from './activities.ts';
 import { recordRepo } from './records.ts';
 import { linkRepo } from './links.ts';
@@ -344,6 +347,68 @@ export class SqlStore implements Store {
 
   recentSchema(orgId: string, collectionKey: string): SchemaParts | undefined {
     return this.schemaCache.recent(orgId, collectionKey);
+  }
+
+  serveItem(orgId: string, collectionKey: string, id: string, wireTagOf: (parts: SchemaParts) => string): Promise<SchemaRead<ServedItem | undefined> | undefined> {
+    return this.underCurrentSchema(
+      orgId,
+      collectionKey,
+      async (parts) => {
+        const tagged = await serveOneTagged(this.db, this.engine, orgId, parts.collection.id, id, wireTagOf(parts));
+        return tagged && { read: tagged.served, tag: tagged.schemaTag };
+      },
+      (parts) => this.items.serveOne(orgId, parts.collection.id, id, wireTagOf(parts)),
+    );
+  }
+
+  servePage<P extends PagePlan>(orgId: string, collectionKey: string, plan: (parts: SchemaParts) => Promise<P>): Promise<SchemaRead<{ plan: P; page: Page<ServedItem> }> | undefined> {
+    const run = async (parts: SchemaParts, tagged: boolean) => {
+      const planned = await plan(parts);
+      const page = await queryItems(this.db, shapesOf(this.engine), orgId, planned.query, planned.page, planned.wireTag, tagged);
+      return { read: { plan: planned, page }, tag: page.schemaTag };
+    };
+    return this.underCurrentSchema(
+      orgId,
+      collectionKey,
+      async (parts) => {
+        try {
+          return await run(parts, true);
+        } catch (error) {
+          // The current schema judges the request again (a sort by a field added since, a cursor of its order).
+          if (error instanceof AppError) return undefined;
+          throw error;
+        }
+      },
+      async (parts) => (await run(parts, false)).read,
+    );
+  }
+
+  /**
+   * `read` under the collection's current schema. Where the organization's schema tag is read on every request
+   * (its change tokens are not exact), the read is first made under the schema this process loaded last, by
+   * statements that also read the tag (`early`, which gives the tag it read, if any, or undefined when it
+   * could not read under that schema): while the tag has not moved since, that schema is current and the read
+   * stands — one round trip instead of two. Otherwise the schema is loaded and the read made again.
+   */
+  private async underCurrentSchema<T>(
+    orgId: string,
+    collectionKey: string,
+    early: (parts: SchemaParts) => Promise<{ read: T; tag: string | undefined } | undefined>,
+    read: (parts: SchemaParts) => Promise<T>,
+  ): Promise<SchemaRead<T> | undefined> {
+    const recent = this.engine.exactChangeTokens || this.inTransaction ? undefined : this.schemaCache.recentEntry(orgId, collectionKey);
+    let knownTag: string | undefined;
+    if (recent) {
+      const made = await early(recent.parts);
+      if (made) {
+        // No rows came to carry the tag: read it alone.
+        knownTag = made.tag ?? (await readSchemaTag(this.db, orgId));
+        if (knownTag === undefined) return undefined;
+        if (knownTag === recent.tag) return { parts: recent.parts, read: made.read };
+      }
+    }
+    const parts = await this.schemaCache.get(this.db, orgId, collectionKey, knownTag, this.inTransaction, () => readSchemaParts(this, orgId, collectionKey));
+    return parts && { parts, read: await read(parts) };
   }
 
   async analyze(): Promise<void> {
