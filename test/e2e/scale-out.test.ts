@@ -167,6 +167,26 @@ describe('scale-out: two processes, one PostgreSQL database', { skip: !process.e
     assert.equal(refused.status, 422);
   });
 
+  it('an item read, listed and searched through one process shows at once a field the other added (no waiting for its notice)', async () => {
+    const made = await call(0, 'POST', '/v0/collections/deals/items', { values: {} });
+    assert.equal(made.status, 201);
+    const id = made.body.id;
+    const shown = async () => {
+      const one = await call(0, 'GET', `/v0/collections/deals/items/${id}`);
+      const list = await call(0, 'GET', '/v0/collections/deals/items?limit=100');
+      const search = await call(0, 'POST', '/v0/collections/deals/items/search?limit=100', {});
+      return [one.body, list.body.data.find((i: any) => i.id === id), search.body.data.find((r: any) => r.data.id === id)?.data].map((item: any) => item?.values?.priority);
+    };
+    // Process 0 has the schema loaded, and reads under it until the organization's schema tag moves.
+    assert.deepEqual(await shown(), [undefined, undefined, undefined]);
+    const field = await call(1, 'POST', '/v0/collections/deals/fields', { type: 'field/number/unitless_integer', name: 'Priority' });
+    assert.equal(field.status, 201);
+    const set = await call(1, 'PATCH', `/v0/collections/deals/items/${id}`, { values: { priority: { type: 'value/number/unitless_integer', data: 3 } } });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    const priority = { type: 'value/number/unitless_integer', data: 3 };
+    assert.deepEqual(await shown(), [priority, priority, priority]);
+  });
+
   it('a key revoked by another process is refused by both servers, though each had it cached', async () => {
     const store = await openStore({ engine: 'postgres', url: database.url, poolSize: 2 });
     try {
