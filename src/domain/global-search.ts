@@ -5,10 +5,11 @@
 // the id. At most MAX_RESULTS results; the list is not paginated.
 import { badParameter } from './errors.ts';
 import { loadSchema, type CollectionSchema } from './collection-schema.ts';
-import { prefixKey, type Item } from './items.ts';
+import { prefixKey } from './items.ts';
+import { wireTag, type ServedItem } from './item-wire.ts';
 import { withItemAssociations } from './associations.ts';
 import type { StoredFile } from './files.ts';
-import type { Store } from './ports/store.ts';
+import type { PrefixSearch, Store } from './ports/store.ts';
 
 /** The most results one search returns. */
 export const MAX_RESULTS = 50;
@@ -21,7 +22,10 @@ export const TEXT_FIELD_TYPES = [
   'field/uri/social_x', 'field/uri/social_linked_in', 'field/telephone_number', 'field/geo',
 ];
 
-export type SearchHit = { type: 'item'; item: Item; schema: CollectionSchema } | { type: 'file'; file: StoredFile };
+/** Text-like field types whose index keys keep the value's case (items.ts `indexKey`). */
+const CASED_FIELD_TYPES = ['field/identifier'];
+
+export type SearchHit = { type: 'item'; item: ServedItem; schema: CollectionSchema } | { type: 'file'; file: StoredFile };
 
 interface Ranked {
   rank: number;
@@ -39,10 +43,13 @@ export async function globalSearch(store: Store, orgId: string, query: string | 
   if (text.length > MAX_QUERY_LENGTH) throw badParameter('query', `query must be at most ${MAX_QUERY_LENGTH} characters`);
   const lower = text.toLowerCase();
   // Identifiers keep their case in the index; every other text key is lower-cased.
-  const prefixes = [...new Set([prefixKey(lower), prefixKey(text)])];
+  const searches: PrefixSearch[] = [{ fieldTypes: TEXT_FIELD_TYPES, prefix: prefixKey(lower) }];
+  if (text !== lower) searches.push({ fieldTypes: CASED_FIELD_TYPES, prefix: prefixKey(text) });
 
   const best = new Map<string, Ranked>();
-  for (const m of await store.search.textPrefix(orgId, TEXT_FIELD_TYPES, prefixes, MAX_RESULTS)) {
+  const collectionOf = new Map<string, string>();
+  for (const m of await store.search.textPrefix(orgId, searches, MAX_RESULTS)) {
+    collectionOf.set(m.itemId, m.collectionId);
     const ranked: Ranked = { rank: m.key === lower || m.key === text ? 0 : 1, kind: 0, text: m.key, id: m.itemId };
     const seen = best.get(m.itemId);
     if (!seen || compare(ranked, seen) < 0) best.set(m.itemId, ranked);
@@ -54,15 +61,18 @@ export async function globalSearch(store: Store, orgId: string, query: string | 
   }
   const chosen = [...best.values()].sort(compare).slice(0, MAX_RESULTS);
 
-  const items = new Map((await store.items.findMany(orgId, chosen.filter((c) => c.kind === 0).map((c) => c.id))).map((i) => [i.id, i]));
+  // The schemas first, so that items whose stored wire form is current come as that form (item-wire.ts).
+  const itemIds = chosen.filter((c) => c.kind === 0).map((c) => c.id);
   const schemas = new Map<string, CollectionSchema>();
-  for (const collectionId of new Set([...items.values()].map((i) => i.collectionId))) schemas.set(collectionId, await loadSchema(store, orgId, collectionId));
+  for (const collectionId of new Set(itemIds.map((id) => collectionOf.get(id)!))) schemas.set(collectionId, await loadSchema(store, orgId, collectionId));
+  const tags = [...schemas.values()].map(wireTag);
+  const items = new Map((await store.items.serveMany(orgId, itemIds, tags)).map((i) => [i.id, i]));
   const withLinks = new Map(
     (await withItemAssociations(store, orgId, 'file', chosen.filter((c) => c.kind === 1).map((c) => files.get(c.id)!))).map((f) => [f.id, f]),
   );
   return chosen.flatMap((c): SearchHit[] => {
     if (c.kind === 1) return [{ type: 'file', file: withLinks.get(c.id)! }];
     const item = items.get(c.id);
-    return item ? [{ type: 'item', item, schema: schemas.get(item.collectionId)! }] : [];
+    return item ? [{ type: 'item', item, schema: schemas.get(collectionOf.get(c.id)!)! }] : [];
   });
 }

@@ -81,6 +81,9 @@ for (const engine of ENGINES) {
       await makeField(h, c.id, { type: 'field/identifier', name: 'Code' });
       const item = await makeItem(h, c.id, { name: text('coded'), code: val('identifier', 'AbC-77') });
       assert.deepEqual((await search(h, 'AbC-7')).map((i: any) => i.id), [item.id]);
+      // Other values are matched lower-cased, whatever the query's case; identifiers only as written.
+      assert.deepEqual((await search(h, 'CoDeD')).map((i: any) => i.id), [item.id]);
+      assert.deepEqual(await search(h, 'abc-7'), []);
     });
   });
 }

@@ -1,5 +1,5 @@
 // Items are answered from their stored wire forms (domain/item-wire.ts). Every schema change that alters how an
-// item looks must show at once in retrieve, list and search — byte for byte what rendering the item's values
+// item looks must show at once in retrieve, list, search and global search — byte for byte what rendering the item's values
 // under the current schema gives — and a write stores the new form again.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,6 +58,9 @@ for (const engine of ENGINES) {
       assert.ok(listed.text.includes(`"data":[${json}]`), listed.text);
       const searched = await h.post(`/v0/collections/${c.id}/items/search`, {});
       assert.ok(searched.text.includes(`"data":[{"type":"search_result","data":${json}}]`), searched.text);
+      const mail = [retrieved.body.values.mail].flat()[0].data;
+      const found = await h.post(`/v0/search?query=${encodeURIComponent(mail)}`);
+      assert.ok(found.text.includes(`{"type":"search_result","data":${json}}`), found.text);
       return retrieved.body.values;
     }
 

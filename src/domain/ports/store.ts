@@ -104,6 +104,11 @@ export interface ItemRepo {
   serve(orgId: string, query: ItemQuery, page: PageRequest, wireTag: string): Promise<Page<ServedItem>>;
   /** The item `id` of the collection, for an answer as `serve` gives it; undefined when there is none. */
   serveOne(orgId: string, collectionId: string, id: string, wireTag: string): Promise<ServedItem | undefined>;
+  /**
+   * The items of the organization among `ids`, in that order, for an answer as `serve` gives them: `wireTags`
+   * are the current wire tags of the collections they may belong to (a tag names its collection).
+   */
+  serveMany(orgId: string, ids: string[], wireTags: string[]): Promise<ServedItem[]>;
   /** Items with any value in these fields. */
   idsWithValues(orgId: string, fieldIds: string[]): Promise<string[]>;
   /** Items whose relation `fieldId` points into one of these collections. */
@@ -221,13 +226,21 @@ export interface LinkRepo {
 export interface TextMatch {
   itemId: string;
   fieldId: string;
+  /** The field's collection, which is the item's. */
+  collectionId: string;
   key: string;
 }
 
 /** Global search: bounded index range scans only. */
+/** A prefix to look for among the values of fields of these types. */
+export interface PrefixSearch {
+  fieldTypes: readonly string[];
+  prefix: string;
+}
+
 export interface SearchRepo {
-  /** For each field of these types and each prefix, up to `limit` values whose text key starts with it, in key order. */
-  textPrefix(orgId: string, fieldTypes: readonly string[], prefixes: string[], limit: number): Promise<TextMatch[]>;
+  /** For each search and each field of its types, up to `limit` values whose text key starts with its prefix, in key order. */
+  textPrefix(orgId: string, searches: PrefixSearch[], limit: number): Promise<TextMatch[]>;
   /** Up to `limit` files whose name contains `text`, ignoring case, in creation order. */
   filesByName(orgId: string, text: string, limit: number): Promise<Omit<StoredFile, 'associations'>[]>;
 }

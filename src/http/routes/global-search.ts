@@ -3,7 +3,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { globalSearch } from '../../domain/global-search.ts';
-import { ItemWire, renderItem } from '../schemas/items.ts';
+import { ItemWire } from '../schemas/items.ts';
+import { servedJson } from '../../domain/item-wire.ts';
+import { sendJson } from '../pagination.ts';
 import { FileWire, renderFile } from '../schemas/files.ts';
 import { withDownloadUrls } from './downloads.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -33,13 +35,14 @@ export const globalSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
         req.body ??= {};
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const hits = await globalSearch(deps.store, req.principal.orgId, req.query.query);
       const files = await withDownloadUrls(req, deps)(hits.flatMap((hit) => (hit.type === 'file' ? [hit.file] : [])), renderFile);
-      return {
-        type: 'list' as const,
-        data: hits.map((hit) => ({ type: 'search_result' as const, data: hit.type === 'item' ? renderItem(hit.item, hit.schema) : files.shift()! })),
-      };
+      // Items as stored (or rendered), files through their own serialiser: the list's serialiser would try
+      // both members of the union on every result.
+      const fileJson = reply.compileSerializationSchema(FileWire as unknown as Record<string, unknown>);
+      const results = hits.map((hit) => `{"type":"search_result","data":${hit.type === 'item' ? servedJson(hit.item, hit.schema) : fileJson(files.shift()!)}}`);
+      return sendJson(reply, `{"type":"list","data":[${results.join(',')}]}`);
     },
   );
 };

@@ -1,7 +1,7 @@
 // Item lists and searches in SQL: the checked filter becomes IN / NOT IN subqueries on the value index,
 // sort keys become joins on it (first value of each field; relation paths through the target item), and
 // pages are keyset ranges over (sort keys…, id).
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectExpression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectExpression, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { FilterNode, ItemQuery, SortKey, ValueOp } from '../../domain/filter/ast.ts';
 import type { Item } from '../../domain/items.ts';
 import type { ServedItem } from '../../domain/item-wire.ts';
@@ -111,9 +111,11 @@ function matchItems(eb: Eb, fieldId: string, probe: boolean, condition: (eb: Eb)
  * in two thirds of the time).
  */
 export const pageColumns = (wireTag: string | undefined): SelectExpression<any, any>[] =>
-  wireTag === undefined
-    ? ['i.id', 'i.doc', 'i.created_at', 'i.updated_at']
-    : ['i.id', sql<string>`case when i.wire_tag = ${wireTag} then i.wire else i.created_at || ' ' || i.updated_at || ' ' || i.doc end`.as('body')];
+  wireTag === undefined ? ['i.id', 'i.doc', 'i.created_at', 'i.updated_at'] : ['i.id', servedBody(sql`= ${wireTag}`)];
+
+/** `body` of `pageColumns`, the stored form where its tag passes `current` (a comparison with the tag's column). */
+export const servedBody = (current: RawBuilder<unknown>) =>
+  sql<string>`case when i.wire_tag ${current} then i.wire else i.created_at || ' ' || i.updated_at || ' ' || i.doc end`.as('body');
 
 /** What a page read is made of. */
 interface PageRead {

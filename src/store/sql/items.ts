@@ -1,6 +1,6 @@
 // Items table (the values document) and the item_values index kept beside it.
 import { sql, type ExpressionBuilder, type Kysely, type QueryCreator, type Selectable, type SelectQueryBuilder } from 'kysely';
-import { pageColumns, queryItems, servedRow } from './item-queries.ts';
+import { pageColumns, queryItems, servedBody, servedRow } from './item-queries.ts';
 import type { IndexEntry, IndexKey, Item } from '../../domain/items.ts';
 import type { ServedItem } from '../../domain/item-wire.ts';
 import type { ItemRepo, LockMode } from '../../domain/ports/store.ts';
@@ -200,6 +200,24 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
       );
       const [row] = (await db.executeQuery(statement)).rows;
       return row && servedRow(row as Record<string, any>, orgId, collectionId);
+    },
+    async serveMany(orgId, ids, wireTags) {
+      const served = new Map<string, ServedItem>();
+      for (let i = 0; i < ids.length; i += BATCH) {
+        const batch = [...new Set(ids.slice(i, i + BATCH))];
+        const { bind, values } = new Binder();
+        // No tag is empty: without tags every item comes with its values.
+        const [owner, tags, wanted] = [bind(orgId), (wireTags.length > 0 ? wireTags : ['']).map(bind), batch.map(bind)];
+        // A shape per number of tags and of ids (a search's few dozen, at most a batch).
+        const statement = shapes.statement(`items.serveMany ${tags.length} ${wanted.length}`, values, () =>
+          (db.selectFrom('items as i') as SelectQueryBuilder<any, any, any>)
+            .select(['i.id', 'i.collection_id', servedBody(sql`in (${sql.join(tags)})`)])
+            .where('i.org_id', '=', owner)
+            .where('i.id', 'in', wanted),
+        );
+        for (const row of (await db.executeQuery(statement)).rows as Record<string, any>[]) served.set(row.id, servedRow(row, orgId, row.collection_id));
+      }
+      return ids.flatMap((id) => (served.has(id) ? [served.get(id)!] : []));
     },
     async idsWithValues(orgId, fieldIds) {
       return fieldIds.length === 0 ? [] : ids(itemsWithValues(orgId).where('v.field_id', 'in', fieldIds));

@@ -1,6 +1,6 @@
 // Keyset pagination in SQL: a page is the rows strictly after (or before) a position in a total order made
 // of sort keys plus the id. No OFFSET: every page is a range scan that starts where the last one ended.
-import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Page, PageRequest, Position, SortValue } from '../../domain/pagination.ts';
 
 export interface OrderKey {
@@ -18,6 +18,16 @@ type AnyQuery<O> = SelectQueryBuilder<any, any, O>;
 type Eb = ExpressionBuilder<any, any>;
 
 const FALSE = sql<SqlBool>`1 = 0`;
+
+/**
+ * A row limit written into the statement rather than bound: SQLite plans a statement with a bound LIMIT for
+ * any number of rows, and ran the feed's page in 51 µs instead of 15, a list page in 60 instead of 36, and a
+ * global search's capped legs in 237 instead of 24. Statements are kept per limit (shapes.ts keys include it).
+ */
+export function rowLimit(rows: number): RawBuilder<number> {
+  if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`a row limit is a whole number of rows, not ${rows}`);
+  return sql.lit(rows);
+}
 
 /**
  * A stretch of a list that one index walks in order. A list may be several stretches one after another
@@ -72,7 +82,7 @@ export async function fetchSegments<O>(
         const atOrBehind = query.where((eb) => beyond(eb, keys, anchor, opposite, true));
         q = q.where((eb) => beyond(eb, keys, anchor, direction)).select((eb) => eb.exists(probe(atOrBehind)).as(BEHIND));
       }
-      return ordered(q, keys, backwards).limit(limit);
+      return ordered(q, keys, backwards).limit(rowLimit(limit));
     };
     const rows: Record<string, unknown>[] = await run(`rows ${i} ${anchored} ${limit}`, build);
     if (anchor && i === from && rows.length > 0) {
@@ -115,7 +125,7 @@ function ordered<O>(query: AnyQuery<O>, keys: OrderKey[], reverse: boolean): Any
 
 /** `query` reduced to whether it has a row. */
 function probe<O>(query: AnyQuery<O>) {
-  return query.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(1);
+  return query.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(rowLimit(1));
 }
 
 /** Whether segment `i` of `walk` has a row at all. */

@@ -4,8 +4,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { SearchRepo, TextMatch } from '../../domain/ports/store.ts';
 import type { Database } from './schema.ts';
-import { slot, type Shapes } from './shapes.ts';
+import { Binder, slot, type Shapes } from './shapes.ts';
 import { fileMapping } from './library.ts';
+import { rowLimit } from './keyset.ts';
 
 /** Above every character a key can hold: the end of a prefix range. */
 const TOP = '\u{10FFFF}';
@@ -40,7 +41,7 @@ export function textPrefixQuery(db: Kysely<Database>, legs: PrefixLeg[], limit: 
           .orderBy('field_id')
           .orderBy('key_text')
           .orderBy('item_id')
-          .limit(limit)
+          .limit(rowLimit(limit))
           .as('leg'),
       )
       .select(['leg.field_id', 'leg.item_id', 'leg.key_text']);
@@ -51,16 +52,16 @@ export function textPrefixQuery(db: Kysely<Database>, legs: PrefixLeg[], limit: 
 
 export function searchRepo(db: Kysely<Database>, shapes: Shapes): SearchRepo {
   return {
-    async textPrefix(orgId, fieldTypes, prefixes, limit) {
-      if (fieldTypes.length === 0 || prefixes.length === 0) return [];
-      const fields = await db
-        .selectFrom('fields')
-        .select('id')
-        .where('org_id', '=', orgId)
-        .where('type', 'in', fieldTypes)
-        .orderBy('id')
-        .execute();
-      const legs = fields.flatMap(({ id }) => prefixes.map((prefix) => ({ fieldId: id, prefix })));
+    async textPrefix(orgId, searches, limit) {
+      if (searches.length === 0) return [];
+      const { bind, values: fieldValues } = new Binder();
+      const [owner, types] = [bind(orgId), [...new Set(searches.flatMap((s) => s.fieldTypes))].map(bind)];
+      const fieldsStatement = shapes.statement(`search.fields ${types.length}`, fieldValues, () =>
+        db.selectFrom('fields').select(['id', 'collection_id', 'type']).where('org_id', '=', owner).where('type', 'in', types).orderBy('id'),
+      );
+      const fields = (await db.executeQuery(fieldsStatement)).rows;
+      const collectionOf = new Map(fields.map((f) => [f.id, f.collection_id]));
+      const legs = searches.flatMap(({ fieldTypes, prefix }) => fields.flatMap((f) => (fieldTypes.includes(f.type) ? [{ fieldId: f.id, prefix }] : [])));
       const matches: TextMatch[] = [];
       for (let i = 0; i < legs.length; i += LEGS_PER_STATEMENT) {
         const some = legs.slice(i, i + LEGS_PER_STATEMENT);
@@ -69,7 +70,9 @@ export function searchRepo(db: Kysely<Database>, shapes: Shapes): SearchRepo {
         const statement = shapes.statement(`search.textPrefix ${some.length} ${limit}`, values, () =>
           textPrefixQuery(db, some.map((_, n) => ({ fieldId: slot(2 * n), prefix: slot(2 * n + 1) })), limit),
         );
-        for (const r of (await db.executeQuery(statement)).rows) matches.push({ itemId: r.item_id, fieldId: r.field_id, key: r.key_text! });
+        for (const r of (await db.executeQuery(statement)).rows) {
+          matches.push({ itemId: r.item_id, fieldId: r.field_id, collectionId: collectionOf.get(r.field_id)!, key: r.key_text! });
+        }
       }
       return matches;
     },
@@ -80,7 +83,7 @@ export function searchRepo(db: Kysely<Database>, shapes: Shapes): SearchRepo {
         .where('org_id', '=', orgId)
         .where(sql<boolean>`lower(name) like ${`%${escapeLike(text.toLowerCase())}%`} escape '\\'`)
         .orderBy('id')
-        .limit(limit)
+        .limit(rowLimit(limit))
         .execute();
       return rows.map(fileMapping.toModel);
     },
