@@ -1,6 +1,6 @@
 // Global search reads item values by prefix through the item_values_text index: one range scan per field and
-// prefix, stopped after the result cap, all in one statement — checked on the query plan at 40,000 values
-// (never on time).
+// prefix, stopped after the result cap, all in one statement (a union on SQLite, a lateral join on PostgreSQL) —
+// checked on the query plan at 40,000 values (never on time).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
@@ -44,6 +44,7 @@ for (const engine of ENGINES) {
       if (engine === 'postgres') await sql`vacuum analyze item_values`.execute(db.raw);
     });
     after(() => db.close());
+    const form = engine === 'sqlite' ? 'union' : 'lateral';
 
     const legs = [
       { fieldId: 'f_name', prefix: 'cname 1' },
@@ -52,7 +53,7 @@ for (const engine of ENGINES) {
     ];
 
     it('finds the values of each field starting with its prefix, up to the cap for each', async () => {
-      const rows = await textPrefixQuery(db.raw, legs, 5).execute();
+      const rows = await textPrefixQuery(db.raw, legs, 5, form).execute();
       const of = (fieldId: string, prefix: string) => rows.filter((r) => r.field_id === fieldId && r.key_text!.startsWith(prefix)).map((r) => r.key_text);
       assert.equal(rows.length, 10);
       assert.equal(of('f_name', 'cname 1').length, 5);
@@ -63,7 +64,7 @@ for (const engine of ENGINES) {
     });
 
     it('the query searches the item_values_text index by (field_id, key_text range) for every leg: no scan, no sort', async () => {
-      const compiled = textPrefixQuery(db.raw, legs, 50).compile();
+      const compiled = textPrefixQuery(db.raw, legs, 50, form).compile();
       const prefix = engine === 'sqlite' ? 'explain query plan ' : 'explain ';
       const result = await db.raw.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
       const text = result.rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
@@ -72,8 +73,8 @@ for (const engine of ENGINES) {
         assert.equal(searches.length, legs.length, text);
         assert.doesNotMatch(text, /\bSCAN item_values\b|TEMP B-TREE/, text);
       } else {
-        const scans = text.match(/Index (Only )?Scan using item_values_text on item_values/g) ?? [];
-        assert.equal(scans.length, legs.length, text);
+        // One scan, run once per leg of the arrays (a nested loop).
+        assert.match(text, /Nested Loop[\s\S]*Function Scan[\s\S]*Limit[\s\S]*Index (Only )?Scan using item_values_text on item_values/, text);
         assert.doesNotMatch(text, /Seq Scan|Sort/, text);
       }
     });

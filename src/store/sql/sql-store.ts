@@ -232,7 +232,7 @@ export class SqlStore implements Store {
   }
 
   get search() {
-    return (this.repos.search ??= searchRepo(this.db, shapesOf(this.engine)));
+    return (this.repos.search ??= searchRepo(this.db, shapesOf(this.engine), this.engine.name === 'postgres'));
   }
 
   get settings() {
