@@ -231,13 +231,13 @@ export interface TextMatch {
   key: string;
 }
 
-/** Global search: bounded index range scans only. */
 /** A prefix to look for among the values of fields of these types. */
 export interface PrefixSearch {
   fieldTypes: readonly string[];
   prefix: string;
 }
 
+/** Global search: bounded index range scans only. */
 export interface SearchRepo {
   /** For each search and each field of its types, up to `limit` values whose text key starts with its prefix, in key order. */
   textPrefix(orgId: string, searches: PrefixSearch[], limit: number): Promise<TextMatch[]>;
