@@ -4,12 +4,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
-import { textPrefixQuery } from '../../src/store/sql/search.ts';
+import { fieldsOfTypes, textPrefixQuery } from '../../src/store/sql/search.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { ENGINES } from '../helpers/harness.ts';
 import { openStoreWithRaw } from '../helpers/raw-store.ts';
 
 const ITEMS = 20_000;
+const FIELDS = 20_000;
 
 for (const engine of ENGINES) {
   describe(`global search: item values by prefix are one bounded index range scan (${engine})`, () => {
@@ -40,8 +41,18 @@ for (const engine of ENGINES) {
           )
           .execute();
       }
+      // Fields of many organizations, as sandboxes and tenants leave them: the search reads only its own.
+      for (let start = 0; start < FIELDS; start += 500) {
+        const rows = Array.from({ length: 500 }, (_, i) => ({
+          id: newId(), org_id: `org-${(start + i) % 200}`, collection_id: 'c1', ref: `f${start + i}`, name: `F${start + i}`, description: null,
+          type: Math.floor((start + i) / 200) % 2 === 0 ? 'field/text/single_line' : 'field/number/unitless_integer', cardinality: 'one', required: 0, is_unique: 0,
+          readonly: 0, kind: 'custom', funnel_id: null, config: '{}', default_values: '[]', created_at: now, updated_at: now,
+        }));
+        await db.raw.insertInto('fields').values(rows).execute();
+      }
       await db.store.analyze();
       if (engine === 'postgres') await sql`vacuum analyze item_values`.execute(db.raw);
+      if (engine === 'postgres') await sql`vacuum analyze fields`.execute(db.raw);
     });
     after(() => db.close());
     const form = engine === 'sqlite' ? 'union' : 'lateral';
@@ -61,6 +72,16 @@ for (const engine of ENGINES) {
       // The first in key order of each.
       const names = Array.from({ length: ITEMS }, (_, i) => `${String.fromCharCode(97 + (i % 26))}name ${i}`);
       assert.deepEqual(of('f_name', 'cname 1'), names.filter((n) => n.startsWith('cname 1')).sort().slice(0, 5));
+    });
+
+    it("the organization's text fields are read through the fields_org_type index, not by scanning every organization's", async () => {
+      const compiled = fieldsOfTypes(db.raw, 'org-7', ['field/text/single_line', 'field/email']).compile();
+      const prefix = engine === 'sqlite' ? 'explain query plan ' : 'explain ';
+      const result = await db.raw.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
+      const text = result.rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
+      assert.match(text, engine === 'sqlite' ? /SEARCH fields USING (COVERING )?INDEX fields_org_type \(org_id=\? AND type=\?\)/ : /Index (Only )?Scan (using|on) fields_org_type/, text);
+      assert.doesNotMatch(text, /\bSCAN fields\b|Seq Scan/, text);
+      assert.equal((await db.raw.executeQuery(compiled)).rows.length, 50);
     });
 
     it('the query searches the item_values_text index by (field_id, key_text range) for every leg: no scan, no sort', async () => {

@@ -155,7 +155,9 @@ for (const engine of ENGINES) {
 
     it('keeps every row and every index', async () => {
       assert.deepEqual(await rowsOf(raw), before0021.rows);
-      assert.deepEqual(await setup.indexes(raw), before0021.indexes);
+      // The store migrates to the latest step: the indexes later steps create are not 0021's.
+      const later = new Set(['fields_org_type']);
+      assert.deepEqual((await setup.indexes(raw)).filter((name) => !later.has(name)), before0021.indexes);
     });
 
     it('still deletes an item’s values with it and refuses an item of no collection', async () => {

@@ -22,6 +22,7 @@ import * as webhookDeliveryRounds from './0018-webhook-delivery-rounds.ts';
 import * as itemWire from './0019-item-wire.ts';
 import * as foreignKeyIndexes from './0020-foreign-key-indexes.ts';
 import * as organizationReferences from './0021-organization-references.ts';
+import * as fieldsByType from './0022-fields-by-type.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0019-item-wire': itemWire,
   '0020-foreign-key-indexes': foreignKeyIndexes,
   '0021-organization-references': organizationReferences,
+  '0022-fields-by-type': fieldsByType,
 };
 
 /**

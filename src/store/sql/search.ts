@@ -16,6 +16,10 @@ const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\$
 /** Legs of one global search statement at most: SQLite refuses a compound SELECT of more than 500. */
 const LEGS_PER_STATEMENT = 100;
 
+/** The organization's fields of these types, through the `fields_org_type` index (exported so a test can check its plan). */
+export const fieldsOfTypes = (db: Kysely<Database>, orgId: string, types: readonly string[]) =>
+  db.selectFrom('fields').select(['id', 'collection_id', 'type']).where('org_id', '=', orgId).where('type', 'in', types).orderBy('id');
+
 /** One field's values, looked for by one prefix. */
 export interface PrefixLeg {
   fieldId: string;
@@ -81,9 +85,7 @@ export function searchRepo(db: Kysely<Database>, shapes: Shapes, lateral: boolea
       if (searches.length === 0) return [];
       const { bind, values: fieldValues } = new Binder();
       const [owner, types] = [bind(orgId), [...new Set(searches.flatMap((s) => s.fieldTypes))].map(bind)];
-      const fieldsStatement = shapes.statement(`search.fields ${types.length}`, fieldValues, () =>
-        db.selectFrom('fields').select(['id', 'collection_id', 'type']).where('org_id', '=', owner).where('type', 'in', types).orderBy('id'),
-      );
+      const fieldsStatement = shapes.statement(`search.fields ${types.length}`, fieldValues, () => fieldsOfTypes(db, owner, types));
       const fields = (await db.executeQuery(fieldsStatement)).rows;
       const collectionOf = new Map(fields.map((f) => [f.id, f.collection_id]));
       const match = (r: PrefixRow): TextMatch => ({
