@@ -185,6 +185,18 @@ describe('scale-out: two processes, one PostgreSQL database', { skip: !process.e
     assert.equal(set.status, 200, JSON.stringify(set.body));
     const priority = { type: 'value/number/unitless_integer', data: 3 };
     assert.deepEqual(await shown(), [priority, priority, priority]);
+    // A sort by a field the schema loaded last lacks is judged by the current schema; one no schema has is a 422 naming the parameter.
+    const other = await call(1, 'POST', '/v0/collections/deals/fields', { type: 'field/number/unitless_integer', name: 'Rank' });
+    assert.equal(other.status, 201);
+    const sorted = await call(0, 'GET', '/v0/collections/deals/items?limit=100&sort[]=-rank');
+    assert.equal(sorted.status, 200, JSON.stringify(sorted.body));
+    assert.ok(sorted.body.data.some((i: any) => i.id === id));
+    const refused = await call(0, 'GET', '/v0/collections/deals/items?sort[]=nowhere');
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.equal(refused.body.errors[0].source.parameter, 'sort[]');
+    const refusedSearch = await call(0, 'POST', '/v0/collections/deals/items/search', { sort: ['nowhere'] });
+    assert.equal(refusedSearch.status, 422, JSON.stringify(refusedSearch.body));
+    assert.equal(refusedSearch.body.errors[0].source.pointer, '/sort/0');
   });
 
   it('a key revoked by another process is refused by both servers, though each had it cached', async () => {

@@ -119,6 +119,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
     name: 'postgres',
     rowLocks: true,
     writableCtes: true,
+    lateralJoins: true,
     exactChangeTokens: false,
     // Advisory locks on 64-bit hashes of the keys: two keys sharing a hash only make one writer wait longer.
     // unnest yields the keys in order, so they are taken in the caller's (sorted) order. Their answer is not

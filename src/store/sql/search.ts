@@ -78,7 +78,7 @@ function textPrefixLateral(db: Kysely<Database>, fieldIds: unknown, prefixes: un
 
 type PrefixRow = { field_id: string; item_id: string; key_text: string | null };
 
-/** `lateral`: the engine runs `textPrefixQuery`'s lateral form (PostgreSQL). */
+/** `lateral`: the engine runs `textPrefixQuery`'s lateral form (`Engine.lateralJoins`). */
 export function searchRepo(db: Kysely<Database>, shapes: Shapes, lateral: boolean): SearchRepo {
   return {
     async textPrefix(orgId, searches, limit) {

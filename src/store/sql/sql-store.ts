@@ -49,6 +49,11 @@ export interface Engine {
   /** Whether INSERT may run inside WITH, so a row and its dependants are written in one statement. */
   readonly writableCtes: boolean;
   /**
+   * Whether a subquery in FROM may read the rows before it (`cross join lateral`) and arrays unnest into rows:
+   * one capped index scan per row of an array, where SQLite needs a `union all` leg per row.
+   */
+  readonly lateralJoins: boolean;
+  /**
    * Whether `changeToken` has moved before any reader can see the change (SQLite counts its own writes as
    * they happen and other connections' through `data_version`). PostgreSQL's tokens move when the notice
    * arrives, moments after the commit: enough for keys and clocks, not for the schema a read is checked
@@ -232,7 +237,7 @@ export class SqlStore implements Store {
   }
 
   get search() {
-    return (this.repos.search ??= searchRepo(this.db, shapesOf(this.engine), this.engine.name === 'postgres'));
+    return (this.repos.search ??= searchRepo(this.db, shapesOf(this.engine), this.engine.lateralJoins));
   }
 
   get settings() {

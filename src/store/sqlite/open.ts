@@ -95,6 +95,7 @@ export async function openSqlite(path: string): Promise<Store> {
     name: 'sqlite',
     rowLocks: false,
     writableCtes: false,
+    lateralJoins: false,
     exactChangeTokens: true,
     lock: async () => {},
     classify: (error) => {
