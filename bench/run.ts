@@ -22,6 +22,7 @@ const { values: args } = parseArgs({
   options: {
     size: { type: 'string', default: '100000' },
     duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '10' },
     smoke: { type: 'boolean', default: false },
     engine: { type: 'string', default: 'sqlite' },
@@ -41,6 +42,11 @@ const processes = Math.max(1, Number(args.processes));
 const smoke = args.smoke === true;
 const size = smoke ? 300 : Number(args.size);
 const duration = smoke ? 1 : Number(args.duration);
+/**
+ * `--warmup SECONDS`: unmeasured load before each measured run, on Tycho and on the ceilings alike. A cold run
+ * measures V8 compiling the handlers and, on PostgreSQL, each pooled connection preparing its statements.
+ */
+const warmup = smoke ? 0 : Number(args.warmup);
 const connections = Number(args.connections);
 const KEY = 'tycho_bench_key_0123456789';
 /** Size of the file the upload and download scenarios move. */
@@ -121,8 +127,8 @@ function dbScenario(scenario: Scenario, answer: string): Scenario {
 }
 
 /** Drives every URL at once, the connections split between them; req/s add up, latencies average. */
-async function driveAll(urls: string[], scenario: Scenario, headers: Record<string, string>) {
-  const results = await Promise.all(urls.map((url) => drive(url, scenario, headers, Math.max(1, Math.round(connections / urls.length)))));
+async function driveAll(urls: string[], scenario: Scenario, headers: Record<string, string>, seconds = duration) {
+  const results = await Promise.all(urls.map((url) => drive(url, scenario, headers, Math.max(1, Math.round(connections / urls.length)), seconds)));
   return {
     rps: results.reduce((sum, r) => sum + r.requests.average, 0),
     requests: results.reduce((sum, r) => sum + r.requests.total, 0),
@@ -133,11 +139,17 @@ async function driveAll(urls: string[], scenario: Scenario, headers: Record<stri
 }
 
 
-async function drive(url: string, scenario: Scenario, headers: Record<string, string>, connections: number): Promise<autocannon.Result> {
+/** A ceiling's run: `--warmup` seconds unmeasured, then `--duration` seconds measured. */
+async function driveWarm(url: string, scenario: Scenario, connections: number): Promise<autocannon.Result> {
+  if (warmup > 0) await drive(url, scenario, {}, connections, warmup);
+  return drive(url, scenario, {}, connections);
+}
+
+function drive(url: string, scenario: Scenario, headers: Record<string, string>, connections: number, seconds = duration): Promise<autocannon.Result> {
   return autocannon({
     url,
     connections,
-    duration,
+    duration: seconds,
     requests: [
       {
         method: scenario.method,
@@ -352,7 +364,7 @@ async function main(): Promise<void> {
 
     const pad = (s: string, n: number) => s.padEnd(n);
     const setup = `${engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${processes === 1 ? 'one process' : `${processes} processes`}`;
-    console.log(`\nTycho benchmark — ${setup}, ${size.toLocaleString('en')} items (built in ${buildSeconds.toFixed(1)} s), ${connections} connections, ${duration} s per scenario`);
+    console.log(`\nTycho benchmark — ${setup}, ${size.toLocaleString('en')} items (built in ${buildSeconds.toFixed(1)} s), ${connections} connections, ${duration} s per scenario after ${warmup} s unmeasured`);
     console.log('ceiling: share of the static ceiling (bare Fastify, precomputed body of the same size); real: share of the minimal real server (node:http + better-sqlite3, stored rows as they are)');
     console.log(`${pad('scenario', 40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ceiling'.padStart(8)} ${'real'.padStart(6)} ${'RSS MB'.padStart(7)} ${'CPU µs'.padStart(7)}${engine === 'postgres' ? ` ${'DB µs'.padStart(7)}` : ''}`);
     // Each row as its scenario finishes: a long run shows where it is, and a stopped one keeps what it measured.
@@ -371,16 +383,18 @@ async function main(): Promise<void> {
         ...(body !== undefined ? { body } : {}),
       });
       if (sample.status >= 300) throw new Error(`${scenario.name}: ${sample.status} ${sample.text}`);
+      const urls = servers.map((s) => s.url);
+      if (warmup > 0) await driveAll(urls, scenario, auth, warmup);
       const tychoPids = servers.map((s) => s.child.pid!);
       const dbPids = engine === 'postgres' ? postgresPids() : [];
       const cpuBefore = cpuMs(tychoPids);
       const dbBefore = cpuMs(dbPids);
-      const result = await driveAll(servers.map((s) => s.url), scenario, auth);
+      const result = await driveAll(urls, scenario, auth);
       const cpuUs = ((cpuMs(tychoPids) - cpuBefore) * 1000) / result.requests;
       const dbUs = engine === 'postgres' ? ((cpuMs([...new Set([...dbPids, ...postgresPids()])]) - dbBefore) * 1000) / result.requests : undefined;
       if (result.failures > 0) throw new Error(`${scenario.name}: ${result.failures} failed requests`);
-      const ceilingResult = await drive(ceiling.url, { name: 'ceiling', method: 'GET', path: `/bytes/${Buffer.byteLength(sample.text)}` }, {}, connections);
-      const dbResult = dbCeiling ? await drive(dbCeiling.url, dbScenario(scenario, sample.text), {}, connections) : undefined;
+      const ceilingResult = await driveWarm(ceiling.url, { name: 'ceiling', method: 'GET', path: `/bytes/${Buffer.byteLength(sample.text)}` }, connections);
+      const dbResult = dbCeiling ? await driveWarm(dbCeiling.url, dbScenario(scenario, sample.text), connections) : undefined;
       if (dbResult && dbResult.non2xx + dbResult.errors > 0) throw new Error(`${scenario.name}: the minimal real server failed ${dbResult.non2xx + dbResult.errors} requests`);
       const row: Row = {
         name: scenario.name,
