@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { badParameter } from '../domain/errors.ts';
-import { findNul } from './plugins/text-guard.ts';
+import { findBadText } from './plugins/text-guard.ts';
 
 /** `x[eq]=<id>`. */
 const Eq = Type.Optional(Type.Object({ eq: Type.Optional(Type.String({ minLength: 1 })) }));
@@ -62,7 +62,8 @@ export async function legacyFilterHook(request: FastifyRequest): Promise<void> {
   const parsed = parseRubyInspect(filter);
   if (parsed === undefined || typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return;
   // Escapes in the printed hash (`\u0000`) can produce what the text guard refused in the raw query.
-  if (findNul(parsed) !== undefined) throw badParameter('filter', 'filter must not contain the NUL character (U+0000)');
+  const bad = findBadText(parsed);
+  if (bad !== undefined) throw badParameter('filter', `filter ${bad.problem}`);
   query!.filter = parsed;
 }
 

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { AppError, invalidAt } from '../domain/errors.ts';
 import type { ContentSink, ReceivedContent, Upload } from '../domain/files.ts';
-import { findNul } from './plugins/text-guard.ts';
+import { findBadText } from './plugins/text-guard.ts';
 
 /** Part counts a multipart upload may have (the file size limit is TYCHO_UPLOAD_LIMIT). */
 export const MULTIPART_LIMITS = { files: 2, fields: 100, parts: 110 } as const;
@@ -71,7 +71,7 @@ async function readSource(request: FastifyRequest, sink: ContentSink, fileOption
     } catch (error) {
       throw multipartError(error);
     }
-    refuseNul(file, fields);
+    refuseBadText(file, fields);
     const fileId = fields.file_id?.[0];
     if (!file && fileOptional && fileId !== undefined) return { fileId };
     if (!file) throw invalidAt('/file', 'the upload needs a "file" part with the file contents and a filename');
@@ -92,14 +92,14 @@ function limited(stream: Readable & { truncated?: boolean }): Readable {
   return stream;
 }
 
-/** Text of a multipart body is held to the rule JSON bodies follow (text-guard.ts): no U+0000 anywhere. */
-function refuseNul(file: File | undefined, fields: Record<string, string[]>): void {
-  if (file && findNul([file.filename, file.contentType]) !== undefined) {
-    throw invalidAt('/file', 'the file part\'s filename and Content-Type must not contain the NUL character (U+0000)');
-  }
-  const path = findNul(fields);
-  if (path !== undefined) {
-    throw invalidAt(`/${path[0]!.replace(/~/g, '~0').replace(/\//g, '~1')}`, `the form field "${path[0]}" must not contain the NUL character (U+0000)`);
+/** Text of a multipart body is held to the rule JSON bodies follow (text-guard.ts). */
+function refuseBadText(file: File | undefined, fields: Record<string, string[]>): void {
+  const inFile = file && findBadText([file.filename, file.contentType]);
+  if (inFile) throw invalidAt('/file', `the file part's filename and Content-Type ${inFile.problem}`);
+  const inFields = findBadText(fields);
+  if (inFields !== undefined) {
+    const name = inFields.path[0]!;
+    throw invalidAt(`/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, `the form field "${name}" ${inFields.problem}`);
   }
 }
 

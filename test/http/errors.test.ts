@@ -41,6 +41,23 @@ for (const engine of ENGINES) {
         }
       });
 
+      it('answers 400 invalid_json for a body that is not UTF-8, and writes nothing', async () => {
+        const before = await countCollections(h);
+        // Latin-1 "café", a lone continuation byte, and an overlong encoding of "/".
+        for (const bytes of [[0xe9], [0x80], [0xc0, 0xaf]]) {
+          const payload = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from(bytes), Buffer.from('"}')]);
+          const res = await h.request('POST', '/v0/collections', { payload, headers: { 'content-type': 'application/json' } });
+          assert.equal(res.status, 400, res.text);
+          const error = assertCleanError(res);
+          assert.equal(error.code, 'invalid_json');
+          assert.match(error.detail ?? '', /UTF-8/);
+        }
+        assert.equal(await countCollections(h), before);
+        const ok = await h.request('POST', '/v0/collections', { payload: Buffer.from('{"name":"Café ☕"}'), headers: { 'content-type': 'application/json' } });
+        assert.equal(ok.status, 201, ok.text);
+        assert.equal(ok.body.name, 'Café ☕');
+      });
+
       for (const [label, body] of [
         ['an array', [{ name: 'x' }]],
         ['a string', 'Leads'],

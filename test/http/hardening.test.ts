@@ -154,6 +154,24 @@ for (const engine of ENGINES) {
       assert.equal(await itemCount(), before);
     });
 
+    it('an unpaired surrogate (JSON escape "\\ud800" alone) is refused alike on every engine; a whole pair is stored as sent', async () => {
+      const before = await itemCount();
+      const unpaired = (res: Awaited<ReturnType<typeof h.post>>, pointer: string) => {
+        expectError(res, 422, { pointer });
+        assert.match(errorOf(res as never).detail ?? '', /unpaired surrogate/);
+      };
+      unpaired(await h.post('/v0/collections/people/items', { values: { name: text('a\ud800b') } }), '/values/name/data');
+      unpaired(await h.post('/v0/collections/people/items', { values: { name: text('\udc00') } }), '/values/name/data');
+      unpaired(await h.post('/v0/collections/people/items', { values: { ['na\ud83dme']: text('x') } }), '/values/na\ud83dme');
+      unpaired(await h.post('/v0/collections', { name: 'N\ud800' }), '/name');
+      unpaired(await h.post('/v0/collections/people/items/search', { filter: { field: 'name', op: 'eq', value: '\ude00' } }), '/filter/value');
+      assert.equal(await itemCount(), before);
+      const created = await h.post('/v0/collections/people/items', { values: { name: text('rocket \ud83d\ude80') } });
+      assert.equal(created.status, 201, created.text);
+      const read = await h.get(`/v0/collections/people/items/${created.body.id}`);
+      assert.equal(read.body.values.name.data, 'rocket 🚀');
+    });
+
     it('U+0000 in a multipart upload (filename, Content-Type, form fields) is a 422 and stores no file', async () => {
       const files = async () => (await h.get('/v0/files?limit=100')).body.data.length;
       const before = await files();

@@ -1,5 +1,6 @@
 // Per-request plumbing: a request id (an incoming well-formed `x-request-id` is kept, otherwise one is made)
 // echoed on every response, and strict JSON body parsing.
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
@@ -20,8 +21,12 @@ export function registerRequestContext(app: FastifyInstance): void {
 
   // JSON only: any other body type is refused with 415 before validation.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    // Decoding would turn bytes that are not UTF-8 into U+FFFD and store that in place of what was sent.
+    if (!isUtf8(body as Buffer)) {
+      return done(new AppError('invalid_json', 'the request body is not valid UTF-8; send JSON as UTF-8 text') as never, undefined);
+    }
+    const text = (body as Buffer).toString('utf8');
     // An empty body is "no body": schemas that need one answer 400 on their own.
     if (text.trim() === '') return done(null, undefined);
     if (nestingDepth(text) > MAX_BODY_DEPTH) {

@@ -1,10 +1,29 @@
-// Refuses U+0000 anywhere in a request's text before it reaches the domain: PostgreSQL cannot store it in a
-// text column and SQLite would, so both engines answer alike — 404 for a path id (no record has such an id),
-// 400 naming the query parameter, 422 pointing at the body value (or key) that holds it.
+// Refuses text neither engine stores as sent, anywhere in a request, before it reaches the domain: U+0000
+// (PostgreSQL cannot store it in a text column, SQLite would) and unpaired UTF-16 surrogates (a JSON escape
+// such as "\ud800" alone: no UTF-8 holds it, so each engine would store its own replacement and answer
+// something other than what the create echoed). Both engines answer alike — 404 for a path id (no record has
+// such an id), 400 naming the query parameter, 422 pointing at the body value (or key) that holds it.
 import type { FastifyInstance } from 'fastify';
 import { AppError, badParameter, invalidAt } from '../../domain/errors.ts';
 
 const NUL = '\u0000';
+/** A surrogate standing alone: with the `u` flag a pair reads as the one code point it encodes. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** What is wrong with `text` for storage, as the end of a sentence naming it, or undefined. */
+export function textProblem(text: string): string | undefined {
+  if (text.includes(NUL)) return 'must not contain the NUL character (U+0000); remove it from the text';
+  if (LONE_SURROGATE.test(text)) {
+    return 'must be well-formed Unicode: it holds an unpaired surrogate (an escape such as \\ud800 without its pair); send the character itself or both halves of its pair';
+  }
+  return undefined;
+}
+
+/** Where a piece of text is that cannot be stored (`textProblem`), and why. */
+export interface BadText {
+  path: string[];
+  problem: string;
+}
 const escapePointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 interface Visit {
@@ -20,20 +39,22 @@ function pathOf(visit: Visit): string[] {
   return path.reverse();
 }
 
-/** Where the first NUL sits in a parsed JSON value: the path segments down to it, or undefined. */
-export function findNul(root: unknown): string[] | undefined {
+/** The first string (or key) of a parsed JSON value that cannot be stored: the path segments down to it and why. */
+export function findBadText(root: unknown): BadText | undefined {
   // Iterative, and paths are only built for a find, so a deeply nested body costs linear time and no stack.
   const pending: Visit[] = [{ value: root }];
   while (pending.length > 0) {
     const visit = pending.pop()!;
     const { value } = visit;
     if (typeof value === 'string') {
-      if (value.includes(NUL)) return pathOf(visit);
+      const problem = textProblem(value);
+      if (problem !== undefined) return { path: pathOf(visit), problem };
     } else if (Array.isArray(value)) {
       value.forEach((v, i) => pending.push({ value: v, key: String(i), parent: visit }));
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, v] of Object.entries(value)) {
-        if (key.includes(NUL)) return [...pathOf(visit), key];
+        const problem = textProblem(key);
+        if (problem !== undefined) return { path: [...pathOf(visit), key], problem };
         pending.push({ value: v, key, parent: visit });
       }
     }
@@ -41,20 +62,19 @@ export function findNul(root: unknown): string[] | undefined {
   return undefined;
 }
 
-const NO_NUL = 'must not contain the NUL character (U+0000); remove it from the text';
-
 export function registerTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
-    if (findNul(request.params) !== undefined) throw new AppError('not_found');
-    const inQuery = findNul(request.query);
+    if (findBadText(request.params) !== undefined) throw new AppError('not_found');
+    const inQuery = findBadText(request.query);
     if (inQuery !== undefined) {
-      const parameter = inQuery[0]! + inQuery.slice(1).map((s) => `[${s}]`).join('');
-      throw badParameter(parameter, `${parameter} ${NO_NUL}`);
+      const [first, ...rest] = inQuery.path;
+      const parameter = first! + rest.map((s) => `[${s}]`).join('');
+      throw badParameter(parameter, `${parameter} ${inQuery.problem}`);
     }
-    const inBody = findNul(request.body);
+    const inBody = findBadText(request.body);
     if (inBody !== undefined) {
-      const pointer = inBody.map((s) => `/${escapePointer(s)}`).join('');
-      throw invalidAt(pointer, `${inBody.join('.') || 'the body'} ${NO_NUL}`);
+      const pointer = inBody.path.map((s) => `/${escapePointer(s)}`).join('');
+      throw invalidAt(pointer, `${inBody.path.join('.') || 'the body'} ${inBody.problem}`);
     }
   });
 }
