@@ -9,6 +9,7 @@ import { openCountedStore, untilSubscriptionsRemembered, type CountedStore } fro
 import { createItem } from '../../src/domain/item-writes.ts';
 import { prepareQueryFor, serveItem, servePage, type SearchInput } from '../../src/domain/item-reads.ts';
 import { createField } from '../../src/domain/collection-fields.ts';
+import { globalSearch } from '../../src/domain/global-search.ts';
 
 for (const engine of ENGINES.filter((e) => e === 'postgres')) {
   describe(`round trips of item reads (${engine})`, () => {
@@ -36,6 +37,12 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
       assert.equal(await counted.trips.count(() => page({ filter: name('Read') })), 1);
       assert.equal((await page({ filter: name('Nobody') })).page.rows.length, 0);
       assert.equal(await counted.trips.count(() => page({ filter: name('Nobody') })), 2);
+    });
+
+    it('a global search finding items and no files is four round trips: the fields with their values, the files, the schema tag, the items', async () => {
+      const search = () => globalSearch(counted.s.store, counted.principal.orgId, 'Read');
+      assert.equal((await search()).length, 1);
+      assert.equal(await counted.trips.count(search), 4);
     });
 
     it('a retrieve under the schema loaded last is one round trip', async () => {

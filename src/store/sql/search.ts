@@ -26,22 +26,18 @@ export interface PrefixLeg {
   prefix: string;
 }
 
+/** The values of an organization's fields of one type, looked for by one prefix. */
+export interface TypedPrefixLeg {
+  type: string;
+  prefix: string;
+}
+
 /**
  * For each leg, up to `limit` values of its field whose text key starts with its prefix: one range scan of the
- * item_values_text index per leg, stopped after `limit` rows, all legs in one statement (exported so a test can
- * check its plan). On SQLite the legs are a `union all`. On PostgreSQL, which planned such a union afresh on
- * every execution (1–3 ms of a search, for a dozen legs), they are rows of arrays joined to the scan `lateral`:
- * one small statement, whatever the number of legs.
+ * item_values_text index per leg, stopped after `limit` rows, all legs in one `union all` (SQLite's form;
+ * exported so a test can check its plan).
  */
-export function textPrefixQuery(db: Kysely<Database>, legs: PrefixLeg[], limit: number, form: 'union' | 'lateral') {
-  if (form === 'lateral') {
-    return textPrefixLateral(
-      db,
-      legs.map((l) => l.fieldId),
-      legs.map((l) => l.prefix),
-      limit,
-    );
-  }
+export function textPrefixUnion(db: Kysely<Database>, legs: PrefixLeg[], limit: number) {
   const leg = ({ fieldId, prefix }: PrefixLeg) =>
     db
       .selectFrom((inner) =>
@@ -59,17 +55,25 @@ export function textPrefixQuery(db: Kysely<Database>, legs: PrefixLeg[], limit: 
       )
       .select(['leg.field_id', 'leg.item_id', 'leg.key_text']);
   const [first, ...rest] = legs.map(leg);
-  if (!first) throw new Error('textPrefixQuery needs at least one leg');
+  if (!first) throw new Error('textPrefixUnion needs at least one leg');
   return rest.reduce((union, next) => union.unionAll(next), first);
 }
 
-/** The PostgreSQL form of `textPrefixQuery`: the legs' fields and prefixes as two arrays (or their slots). */
-function textPrefixLateral(db: Kysely<Database>, fieldIds: unknown, prefixes: unknown, limit: number) {
-  const query = sql<PrefixRow>`select v.field_id, v.item_id, v.key_text
-    from unnest(cast(${fieldIds} as text[]), cast(${prefixes} as text[])) as leg(field_id, prefix)
+/**
+ * PostgreSQL's form (`Engine.lateralJoins`): for each leg, the organization's fields of its type through the
+ * `fields_org_type` index, and for each of them up to `limit` values whose text key starts with the leg's
+ * prefix — one capped range scan of item_values_text, joined `lateral`. The legs travel as two arrays, so the
+ * statement is one small text whatever their number (PostgreSQL planned a union of legs afresh on every
+ * execution: 1–3 ms of a search for a dozen), and the fields come in the same round trip as their values.
+ * `orgId`, `types` and `prefixes` are values or slots (exported so a test can check its plan).
+ */
+export function textPrefixByType(db: Kysely<Database>, orgId: unknown, types: unknown, prefixes: unknown, limit: number) {
+  const query = sql<PrefixRow & { collection_id: string }>`select v.field_id, f.collection_id, v.item_id, v.key_text
+    from unnest(cast(${types} as text[]), cast(${prefixes} as text[])) as leg(type, prefix)
+    join fields as f on f.org_id = ${orgId} and f.type = leg.type
     cross join lateral (
       select field_id, item_id, key_text from item_values
-      where field_id = leg.field_id and key_text >= leg.prefix and key_text < leg.prefix || ${TOP}
+      where field_id = f.id and key_text >= leg.prefix and key_text < leg.prefix || ${TOP}
       order by key_text, item_id
       limit ${rowLimit(limit)}
     ) as v`;
@@ -83,34 +87,29 @@ export function searchRepo(db: Kysely<Database>, shapes: Shapes, lateral: boolea
   return {
     async textPrefix(orgId, searches, limit) {
       if (searches.length === 0) return [];
+      const match = (r: PrefixRow, collectionId: string): TextMatch => ({ itemId: r.item_id, fieldId: r.field_id, collectionId, key: r.key_text! });
+      if (lateral) {
+        const legs = searches.flatMap(({ fieldTypes, prefix }) => fieldTypes.map((type) => ({ type, prefix })));
+        const statement = shapes.statement(`search.textPrefix lateral ${limit}`, [orgId, legs.map((l) => l.type), legs.map((l) => l.prefix)], () =>
+          textPrefixByType(db, slot(0), slot(1), slot(2), limit),
+        );
+        return (await db.executeQuery(statement)).rows.map((r) => match(r, r.collection_id));
+      }
       const { bind, values: fieldValues } = new Binder();
       const [owner, types] = [bind(orgId), [...new Set(searches.flatMap((s) => s.fieldTypes))].map(bind)];
       const fieldsStatement = shapes.statement(`search.fields ${types.length}`, fieldValues, () => fieldsOfTypes(db, owner, types));
       const fields = (await db.executeQuery(fieldsStatement)).rows;
       const collectionOf = new Map(fields.map((f) => [f.id, f.collection_id]));
-      const match = (r: PrefixRow): TextMatch => ({
-        itemId: r.item_id,
-        fieldId: r.field_id,
-        collectionId: collectionOf.get(r.field_id)!,
-        key: r.key_text!,
-      });
       const legs = searches.flatMap(({ fieldTypes, prefix }) => fields.flatMap((f) => (fieldTypes.includes(f.type) ? [{ fieldId: f.id, prefix }] : [])));
       const matches: TextMatch[] = [];
-      if (lateral) {
-        if (legs.length === 0) return [];
-        const statement = shapes.statement(`search.textPrefix lateral ${limit}`, [legs.map((l) => l.fieldId), legs.map((l) => l.prefix)], () =>
-          textPrefixLateral(db, slot(0), slot(1), limit),
-        );
-        return (await db.executeQuery(statement)).rows.map(match);
-      }
       for (let i = 0; i < legs.length; i += LEGS_PER_STATEMENT) {
         const some = legs.slice(i, i + LEGS_PER_STATEMENT);
         // Built once per number of legs and cap, over slots (shapes.ts): building it afresh cost a quarter of a search.
         const values = some.flatMap(({ fieldId, prefix }) => [fieldId, prefix]);
         const statement = shapes.statement(`search.textPrefix ${some.length} ${limit}`, values, () =>
-          textPrefixQuery(db, some.map((_, n) => ({ fieldId: slot(2 * n), prefix: slot(2 * n + 1) })), limit, 'union'),
+          textPrefixUnion(db, some.map((_, n) => ({ fieldId: slot(2 * n), prefix: slot(2 * n + 1) })), limit),
         );
-        matches.push(...(await db.executeQuery(statement)).rows.map(match));
+        matches.push(...(await db.executeQuery(statement)).rows.map((r) => match(r, collectionOf.get(r.field_id)!)));
       }
       return matches;
     },
