@@ -63,6 +63,8 @@ export function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy, pointer =
     throw invalidAt(pointer, `url must be ${shape}: plain http:// is accepted only for localhost, 127.0.0.0/8 and ::1 (or when the operator sets TYCHO_WEBHOOK_ALLOW_HTTP=on)`);
   }
   if (url.username !== '' || url.password !== '') throw invalidAt(pointer, `url must be ${shape} without user name or password`);
+  // The URL standard parses port 0, but nothing can be reached there: every delivery would fail.
+  if (url.port === '0') throw invalidAt(pointer, `url must be ${shape} with a port from 1 to 65535 (or none); got port 0`);
   const host = bareHost(url);
   if (ipaddr.isValid(host)) {
     const problem = refusedAddress(host, loopback, policy);
