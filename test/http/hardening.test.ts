@@ -132,6 +132,15 @@ for (const engine of ENGINES) {
       assert.equal((await search({ field: 'score', op: 'eq', value: 7 })).status, 200);
     });
 
+    it('a number literal too large for a double (1e400) is a 422 at the value that says so, not "got null"', async () => {
+      for (const literal of ['1e400', '-1e400']) {
+        const payload = `{"values":{"score":{"type":"value/number/unitless_integer","data":${literal}}}}`;
+        const res = await h.request('POST', '/v0/collections/projects/items', { payload, headers: { 'content-type': 'application/json' } });
+        expectError(res, 422, { pointer: '/values/score' });
+        assert.match(errorOf(res as never).detail ?? '', /got a number too large to represent/);
+      }
+    });
+
     it('U+0000 is refused alike on every engine: 422 in bodies, 400 in queries, 404 in path ids', async () => {
       const before = await itemCount();
       expectError(await h.post('/v0/collections/people/items', { values: { name: text('a\u0000b') } }), 422, { pointer: '/values/name/data' });

@@ -31,6 +31,8 @@ export function describeJson(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
+  // JSON.parse reads a literal such as 1e400 as Infinity, which JSON.stringify would show as null.
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a number too large to represent';
   const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
