@@ -12,7 +12,7 @@ import { createHmac } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Client, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { WebhookRequest, WebhookResult, WebhookSender } from './domain/ports/webhook-sender.ts';
 import { bareHost, isLoopbackHost, refusedAddress, type WebhookUrlPolicy } from './domain/webhook-urls.ts';
 
@@ -51,6 +51,12 @@ const pinnedLookup = (address: string): LookupFunction => (_host, options, callb
 /** How long a sender keeps an idle connection. */
 const KEEP_ALIVE_MS = 4_000;
 
+/**
+ * undici, loaded by the first attempt: the API's thread, which sends nothing while a delivery thread runs,
+ * does not hold it (about 5 MB of heap).
+ */
+let undici: Promise<typeof import('undici')> | undefined;
+
 export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs?: number } = {}): WebhookSender {
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const parsedUrl = memo((raw) => new URL(raw));
@@ -60,8 +66,9 @@ export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs
     return ipaddr.isValid(bareHost(url)) ? checkedAddresses(url, [bareHost(url)], policy) : null;
   });
   // A client connects only to the address it was made for. Those the memo's bound forgets close once idle.
-  const clients = memo((key) => {
+  const clients = memo(async (key): Promise<Dispatcher> => {
     const [href, ip] = key.split(' ') as [string, string];
+    const { Client } = await (undici ??= import('undici'));
     return new Client(new URL(href).origin, { keepAliveTimeout: KEEP_ALIVE_MS, connect: { lookup: pinnedLookup(ip) } });
   });
   return {
@@ -84,9 +91,10 @@ export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs
         const url = parsedUrl(request.url);
         const address = literalAddress(request.url) ?? (await checkedAddress(url, policy));
         if ('refused' in address) return failure(address.refused);
+        const client = await clients(`${url.href} ${address.ip}`);
         if (timedOut) throw new Error('timed out');
         const timestamp = Math.floor(Date.now() / 1000);
-        const { status, excerpt } = await post(clients(`${url.href} ${address.ip}`), url, request, timestamp, (cancel) => {
+        const { status, excerpt } = await post(client, url, request, timestamp, (cancel) => {
           abort = () => {
             timedOut = true;
             cancel();
