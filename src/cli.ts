@@ -9,15 +9,13 @@ import type { Store } from './domain/ports/store.ts';
 import type { BlobStore } from './domain/ports/blob-store.ts';
 import { sweepBlobs } from './domain/blob-sweep.ts';
 import { recordMeetingsHeld, saveMeeting } from './domain/meetings.ts';
-import { CalendarError, readCalendar } from './ical.ts';
 import type { Principal } from './domain/api-keys.ts';
 import { createSandbox, deleteSandbox, listSandboxes } from './domain/sandboxes.ts';
 import { deleteSnapshot, listSnapshots, resetOrganization, restoreSnapshot, saveSnapshot } from './domain/snapshots.ts';
 import { readFile, stat } from 'node:fs/promises';
 import { createReadStream, createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { exportItems, type BulkFormat } from './bulk/export.ts';
-import { importItems } from './bulk/import.ts';
+import type { BulkFormat } from './bulk/export.ts';
 import { progressBar } from './bulk/progress.ts';
 
 /** `createOrg`: an `org` that does not exist is created; without it a mistyped name is refused. */
@@ -104,6 +102,8 @@ export async function meetingsImport(store: Store, options: { org?: string; file
   } catch (error) {
     throw new AppError('bad_request', `cannot read ${options.file}: ${(error as Error).message}`);
   }
+  // The calendar, CSV and NDJSON libraries load with the commands that use them: `serve` imports this module too.
+  const { CalendarError, readCalendar } = await import('./ical.ts');
   let calendar;
   try {
     calendar = readCalendar(text);
@@ -255,6 +255,7 @@ export async function exportCommand(
   streams: { stdout: Writable; stderr: Writable },
 ): Promise<string[]> {
   const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'see: tycho orgs list');
+  const { exportItems } = await import('./bulk/export.ts');
   const out = options.output ? createWriteStream(options.output) : streams.stdout;
   const progress = progressBar(streams.stderr, 'exported', 'items');
   try {
@@ -283,6 +284,7 @@ export async function importCommand(
   } catch (error) {
     throw new AppError('bad_request', `cannot read ${options.file}: ${(error as Error).message}`);
   }
+  const { importItems } = await import('./bulk/import.ts');
   const input = createReadStream(options.file);
   const lines: string[] = [];
   const progress = progressBar(stderr, 'imported', 'bytes', size);
