@@ -1,5 +1,7 @@
 // The operator commands (`tycho keys …`, `tycho orgs list`, `tycho blobs sweep`): each takes the store (and the
 // blob store) and its parsed arguments and returns the lines to print. Argument parsing and exit codes stay in main.ts.
+// The calendar, CSV/NDJSON and progress-bar code loads with the commands that use it (`await import`): `serve`
+// imports this module too, and a server should not hold what only a one-off command needs.
 import { createApiKey, revokeApiKey } from './domain/api-keys.ts';
 import { AppError } from './domain/errors.ts';
 import { DEFAULT_ORG_NAME, ensureOrganization, type Organization } from './domain/organizations.ts';
@@ -16,7 +18,6 @@ import { readFile, stat } from 'node:fs/promises';
 import { createReadStream, createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { BulkFormat } from './bulk/export.ts';
-import { progressBar } from './bulk/progress.ts';
 
 /** `createOrg`: an `org` that does not exist is created; without it a mistyped name is refused. */
 export async function keysCreate(
@@ -102,7 +103,6 @@ export async function meetingsImport(store: Store, options: { org?: string; file
   } catch (error) {
     throw new AppError('bad_request', `cannot read ${options.file}: ${(error as Error).message}`);
   }
-  // The calendar, CSV and NDJSON libraries load with the commands that use them: `serve` imports this module too.
   const { CalendarError, readCalendar } = await import('./ical.ts');
   let calendar;
   try {
@@ -255,7 +255,7 @@ export async function exportCommand(
   streams: { stdout: Writable; stderr: Writable },
 ): Promise<string[]> {
   const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'see: tycho orgs list');
-  const { exportItems } = await import('./bulk/export.ts');
+  const [{ exportItems }, { progressBar }] = await Promise.all([import('./bulk/export.ts'), import('./bulk/progress.ts')]);
   const out = options.output ? createWriteStream(options.output) : streams.stdout;
   const progress = progressBar(streams.stderr, 'exported', 'items');
   try {
@@ -284,7 +284,7 @@ export async function importCommand(
   } catch (error) {
     throw new AppError('bad_request', `cannot read ${options.file}: ${(error as Error).message}`);
   }
-  const { importItems } = await import('./bulk/import.ts');
+  const [{ importItems }, { progressBar }] = await Promise.all([import('./bulk/import.ts'), import('./bulk/progress.ts')]);
   const input = createReadStream(options.file);
   const lines: string[] = [];
   const progress = progressBar(stderr, 'imported', 'bytes', size);

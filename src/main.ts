@@ -15,7 +15,6 @@ import { reset, seedDemoData, sandboxesCreate, sandboxesDelete, sandboxesList, s
 import { sendDue } from './domain/program-messages.ts';
 import { realClock, systemClock, timestamp } from './domain/clock.ts';
 import type { Writable } from 'node:stream';
-import { SingleBar, Presets } from 'cli-progress';
 import { controlledClocks, sweepDueWork } from './domain/org-clock.ts';
 import { SWEPT_WORK } from './domain/due-work.ts';
 import { memoryCounter, redisCounter } from './http/rate-counters.ts';
@@ -265,6 +264,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       const seed = wholeNumber(values.seed, '--seed', 1, 0, 2 ** 31 - 1);
       return withStore(async (store, io) => {
         // The bar goes to stderr, so the summary on stdout stays one clean line.
+        const { SingleBar, Presets } = await import('cli-progress');
         const bar = new SingleBar({ format: 'seeding [{bar}] {value}/{total} records', stream: io.stderr, noTTYOutput: false, hideCursor: true }, Presets.shades_classic);
         bar.start(1, 0);
         try {

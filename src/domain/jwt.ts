@@ -3,7 +3,7 @@
 // space-separated list containing "write" is read-write); `sub` names the actor of writes.
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createLocalJWKSet, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { Principal, Scope } from './api-keys.ts';
 import type { Store } from './ports/store.ts';
 
@@ -27,6 +27,9 @@ export function looksLikeJwt(token: string): boolean {
 }
 
 export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerifier | undefined> {
+  if (settings.secret === undefined && settings.publicKeyFile === undefined && settings.jwksFile === undefined) return undefined;
+  // Loaded only where tokens are accepted: most servers take API keys alone.
+  const { createLocalJWKSet, importSPKI, jwtVerify } = await import('jose');
   let key: Uint8Array | JWTVerifyGetKey | CryptoKey;
   let algorithms: string[];
   if (settings.secret !== undefined) {
@@ -36,11 +39,9 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
     const pem = readFileSync(settings.publicKeyFile, 'utf8');
     algorithms = [algorithmOf(pem)];
     key = await importSPKI(pem, algorithms[0]!);
-  } else if (settings.jwksFile !== undefined) {
-    key = createLocalJWKSet(JSON.parse(readFileSync(settings.jwksFile, 'utf8')));
-    algorithms = ['RS256', 'ES256'];
   } else {
-    return undefined;
+    key = createLocalJWKSet(JSON.parse(readFileSync(settings.jwksFile!, 'utf8')));
+    algorithms = ['RS256', 'ES256'];
   }
   const options = {
     algorithms,
