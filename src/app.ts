@@ -64,6 +64,7 @@ import { snapshotRoutes } from './http/routes/tycho-snapshots.ts';
 import { clockRoutes } from './http/routes/tycho-clock.ts';
 import { dueWork, type DueWork } from './domain/due-work.ts';
 import { journalRoutes } from './http/routes/tycho-journal.ts';
+import { QUERY_ARRAY_LIMIT } from './http/validation.ts';
 
 export interface AppOptions {
   store: Store;
@@ -99,7 +100,7 @@ export interface AppOptions {
 
 export const DEFAULT_UPLOAD_LIMIT = 25 * 1024 * 1024;
 
-const QUERY_OPTIONS = { depth: 5, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false } as const;
+const QUERY_OPTIONS = { depth: 5, arrayLimit: QUERY_ARRAY_LIMIT, parameterLimit: 1000, allowPrototypes: false } as const;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({

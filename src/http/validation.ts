@@ -11,10 +11,15 @@ interface PropertySchema {
   anyOf?: PropertySchema[];
 }
 
+/** The most values a query-string array takes (`sort[]`, `include[]`); the query parser (app.ts) reads a longer one as an object. */
+export const QUERY_ARRAY_LIMIT = 100;
+
 export interface SchemaIssue {
   instancePath: string;
   keyword: string;
   params: Record<string, unknown>;
+  /** The value that failed (Ajv's `verbose` mode). */
+  data?: unknown;
   message?: string;
   parentSchema?: { errorMessage?: string; properties?: Record<string, PropertySchema> };
 }
@@ -33,8 +38,15 @@ export function validationError(issues: SchemaIssue[], context: string | undefin
   // Array positions read as `[]`, the way the SDKs send arrays (`include[]=…`, `filter[type][in][]=…`).
   const parameter = segments.length === 0 ? '' : segments[0] + segments.slice(1).map((s) => (/^\d+$/.test(s) ? '[]' : `[${s}]`)).join('');
   if (context === 'headers') return new AppError('invalid_header', `header ${parameter} ${describe(issue)}`, { parameter });
+  if (issue.keyword === 'type' && String(issue.params.type) === 'array' && isOverlongArray(issue.data)) {
+    return new AppError('invalid_parameter', `${parameter}[] takes at most ${QUERY_ARRAY_LIMIT} values, in order from index 0`, { parameter: `${parameter}[]` });
+  }
   return new AppError('invalid_parameter', `${parameter || 'the query string'} ${describe(issue)}`, { parameter });
 }
+
+/** What the query parser makes of an array longer than QUERY_ARRAY_LIMIT, or indexed past it: an object keyed by positions. */
+const isOverlongArray = (data: unknown): boolean =>
+  typeof data === 'object' && data !== null && !Array.isArray(data) && Object.keys(data).length > 0 && Object.keys(data).every((k) => /^\d+$/.test(k));
 
 const ARTICLES: Record<string, string> = {
   string: 'a string',

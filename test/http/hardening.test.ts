@@ -132,6 +132,16 @@ for (const engine of ENGINES) {
       assert.equal((await search({ field: 'score', op: 'eq', value: 7 })).status, 200);
     });
 
+    it('a query-string array longer than 100 values, or indexed past them, is a 400 naming it and its limit (not "must be an array")', async () => {
+      const many = Array.from({ length: 101 }, () => 'sort[]=name').join('&');
+      for (const query of [many, 'sort[150]=name']) {
+        const res = await h.get(`/v0/collections/people/items?${query}`);
+        expectError(res, 400, { parameter: 'sort[]' });
+        assert.match(errorOf(res as never).detail ?? '', /^sort\[\] takes at most 100 values/);
+      }
+      assert.equal((await h.get(`/v0/collections/people/items?${Array.from({ length: 3 }, () => 'sort[]=name').join('&')}`)).status, 200);
+    });
+
     it('a number literal too large for a double (1e400) is a 422 at the value that says so, not "got null"', async () => {
       for (const literal of ['1e400', '-1e400']) {
         const payload = `{"values":{"score":{"type":"value/number/unitless_integer","data":${literal}}}}`;
