@@ -56,6 +56,7 @@ const KEEP_ALIVE_MS = 4_000;
  * does not hold it (about 5 MB of heap).
  */
 let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
 
 export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs?: number } = {}): WebhookSender {
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
@@ -65,11 +66,13 @@ export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs
     const url = parsedUrl(raw);
     return ipaddr.isValid(bareHost(url)) ? checkedAddresses(url, [bareHost(url)], policy) : null;
   });
+  // Set by the first attempt (loadUndici); clients are made synchronously after it, so one that could not be
+  // made is not remembered.
+  let Client: typeof import('undici').Client | undefined;
   // A client connects only to the address it was made for. Those the memo's bound forgets close once idle.
-  const clients = memo(async (key): Promise<Dispatcher> => {
+  const clients = memo((key): Dispatcher => {
     const [href, ip] = key.split(' ') as [string, string];
-    const { Client } = await (undici ??= import('undici'));
-    return new Client(new URL(href).origin, { keepAliveTimeout: KEEP_ALIVE_MS, connect: { lookup: pinnedLookup(ip) } });
+    return new Client!(new URL(href).origin, { keepAliveTimeout: KEEP_ALIVE_MS, connect: { lookup: pinnedLookup(ip) } });
   });
   return {
     async send(request: WebhookRequest): Promise<WebhookResult> {
@@ -91,7 +94,8 @@ export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs
         const url = parsedUrl(request.url);
         const address = literalAddress(request.url) ?? (await checkedAddress(url, policy));
         if ('refused' in address) return failure(address.refused);
-        const client = await clients(`${url.href} ${address.ip}`);
+        Client ??= (await loadUndici()).Client;
+        const client = clients(`${url.href} ${address.ip}`);
         if (timedOut) throw new Error('timed out');
         const timestamp = Math.floor(Date.now() / 1000);
         const { status, excerpt } = await post(client, url, request, timestamp, (cancel) => {

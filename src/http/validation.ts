@@ -45,8 +45,11 @@ export function validationError(issues: SchemaIssue[], context: string | undefin
 }
 
 /** What the query parser makes of an array longer than QUERY_ARRAY_LIMIT, or indexed past it: an object keyed by positions. */
-const isOverlongArray = (data: unknown): boolean =>
-  typeof data === 'object' && data !== null && !Array.isArray(data) && Object.keys(data).length > 0 && Object.keys(data).every((k) => /^\d+$/.test(k));
+function isOverlongArray(data: unknown): boolean {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return false;
+  const keys = Object.keys(data);
+  return keys.length > 0 && keys.every((k) => /^\d+$/.test(k));
+}
 
 const ARTICLES: Record<string, string> = {
   string: 'a string',
