@@ -1,17 +1,20 @@
-// A request's `values` map checked against a collection's fields (reference §6.2–6.3, §6.5): pointers
-// /values/<ref> and /values/<ref>/<index>, cardinality leniency on input, null to clear, update strategies,
-// defaults and required fields.
+// A request's `values` map checked against a collection's fields (reference §6.2–6.3, §6.5): errors point at
+// /values/<ref> (reference A.5), cardinality leniency on input, null to clear, update strategies, defaults and
+// required fields.
 import { invalidAt } from './errors.ts';
 import { isPlaceholder, parseValue, ValueProblem } from './field-types/index.ts';
 import { isTimestampField, valueContext, type CollectionSchema } from './collection-schema.ts';
 import { valueTypeOf, type Field } from './fields.ts';
 import { indexKey, type Item } from './items.ts';
 
-/** A field's new values (null clears), with the pointer of each value for later checks. */
+/** A field's new values (null clears), with what later checks need to report a bad one. */
 export interface FieldChange {
   field: Field;
   values: unknown[] | null;
-  pointers: string[];
+  /** Where the field sits in the body: an error about any of its values points here, as the hosted API's do. */
+  pointer: string;
+  /** How an error detail names each value: the ref, or `ref[i]` when several were sent. */
+  labels: string[];
 }
 
 export type OneStrategy = 'replace' | 'preserve';
@@ -33,31 +36,35 @@ const escapePointer = (ref: string): string => ref.replace(/~/g, '~0').replace(/
 const writableRefs = (schema: CollectionSchema): string =>
   schema.fields.filter((f) => !f.readonly).slice(0, 5).map((f) => f.ref).join(', ');
 
-/** Checks every entry of a values map; `base` is where the map sits in the body (`/values`, `/identifiers`). */
-export function parseValueMap(schema: CollectionSchema, input: Record<string, unknown>, base = '/values'): FieldChange[] {
+/**
+ * Checks every entry of a values map; `base` is where the map sits in the body (`/values`, `/identifiers`).
+ * `toMatch`: the values are looked for, not stored (upsert identifiers), so a cardinality-one field may be
+ * given several.
+ */
+export function parseValueMap(schema: CollectionSchema, input: Record<string, unknown>, base = '/values', toMatch = false): FieldChange[] {
   return Object.entries(input).map(([key, raw]) => {
     const pointer = `${base}/${escapePointer(key)}`;
     const field = schema.byRef.get(key) ?? schema.byId.get(key);
     if (!field) throw invalidAt(pointer, `${schema.collection.ref} has no field "${key}"; use a field ref such as ${writableRefs(schema)}`);
     if (field.readonly) throw invalidAt(pointer, `${field.ref} is readonly and set by the service`);
-    if (raw === null) return { field, values: null, pointers: [] };
+    if (raw === null) return { field, values: null, pointer, labels: [] };
     const list = Array.isArray(raw) ? raw : [raw];
     if (list.length > MAX_VALUES_PER_FIELD) {
       throw invalidAt(pointer, `${field.ref} takes at most ${MAX_VALUES_PER_FIELD} values in one request, got ${list.length}`);
     }
-    if (field.cardinality === 'one' && list.length > 1) {
+    if (!toMatch && field.cardinality === 'one' && list.length > 1) {
       throw invalidAt(pointer, `${field.ref} holds one value (cardinality "one"), got ${list.length}`);
     }
-    const pointers = list.map((_, i) => (Array.isArray(raw) && field.cardinality === 'many' ? `${pointer}/${i}` : pointer));
+    const labels = list.map((_, i) => (list.length > 1 ? `${field.ref}[${i}]` : field.ref));
     const values = list.map((value, i) => {
       try {
         return parseValue(value, valueContext(schema, field));
       } catch (error) {
-        if (error instanceof ValueProblem) throw invalidAt(pointers[i]!, `${field.ref} ${error.detail}`);
+        if (error instanceof ValueProblem) throw invalidAt(pointer, `${labels[i]} ${error.detail}`);
         throw error;
       }
     });
-    return { field, values: values.length === 0 ? null : values, pointers };
+    return { field, values: values.length === 0 ? null : values, pointer, labels };
   });
 }
 
@@ -99,13 +106,16 @@ export function defaultChanges(schema: CollectionSchema, changes: FieldChange[],
       if (d.placeholder === 'current_datetime') return [now];
       return memberId ? [{ id: memberId, type: 'item' }] : [];
     });
-    const pointer = `/values/${escapePointer(field.ref)}`;
-    return values.length > 0 ? [{ field, values, pointers: values.map(() => pointer) }] : [];
+    return values.length > 0 ? [{ field, values, pointer: `/values/${escapePointer(field.ref)}`, labels: values.map(() => field.ref) }] : [];
   });
 }
 
-export function checkRequired(schema: CollectionSchema, values: Item['values']): void {
-  for (const field of schema.fields) {
+/**
+ * Required fields hold a value. `fields`: the ones to check — an update checks only those it writes, so items
+ * older than a required field stay updatable until someone sets it.
+ */
+export function checkRequired(schema: CollectionSchema, values: Item['values'], fields: readonly Field[] = schema.fields): void {
+  for (const field of fields) {
     if (field.required && !isTimestampField(field) && !(values[field.id]?.length)) {
       throw invalidAt(`/values/${escapePointer(field.ref)}`, `${field.ref} is required; send a value of type ${valueTypeOf(field.type)}`);
     }

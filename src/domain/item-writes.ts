@@ -82,7 +82,7 @@ export async function updateItem(
 ): Promise<ItemView> {
   return store.transaction(async (tx) => {
     const { schema, item } = await schemaAndLockedItem(tx, principal.orgId, collectionKey, id);
-    const changes = parseValueMap(schema, input.values);
+    const changes = parseValueMap(schema, input.values ?? {});
     return { ...(await changeItem(tx, schema, item, changes, strategies, timestamp(clock))), schema };
   });
 }
@@ -125,7 +125,12 @@ export async function upsertItem(
     const [item] = matches;
     if (!item || item.collectionId !== schema.collection.id) {
       const named = new Set(changes.map((c) => c.field.id));
-      const all = [...identifiers.filter((c) => !named.has(c.field.id)), ...changes];
+      const unnamed = identifiers.filter((c) => !named.has(c.field.id));
+      const ambiguous = unnamed.find((c) => c.field.cardinality === 'one' && c.values!.length > 1);
+      if (ambiguous) {
+        throw invalidAt(ambiguous.pointer, `${ambiguous.field.ref} holds one value (cardinality "one"): none of the ${ambiguous.values!.length} identifier values matched, so say in values.${ambiguous.field.ref} which one the new item holds`);
+      }
+      const all = [...unnamed, ...changes];
       return { ...(await insertItem(tx, principal.orgId, schema, all, now)), schema, created: true };
     }
     return { ...(await changeItem(tx, schema, item, changes, strategies, now)), schema, created: false };
@@ -134,7 +139,7 @@ export async function upsertItem(
 
 /** The identifier values of an upsert, checked against the collection's schema. */
 function identifierChanges(schema: CollectionSchema, input: Record<string, unknown>): FieldChange[] {
-  const identifiers = parseValueMap(schema, input, '/identifiers').filter((c) => c.values);
+  const identifiers = parseValueMap(schema, input, '/identifiers', true).filter((c) => c.values);
   const identifierCount = identifiers.reduce((n, c) => n + (c.values?.length ?? 0), 0);
   if (identifierCount > MAX_IDENTIFIERS) {
     throw invalidAt('/identifiers', `an upsert matches on at most ${MAX_IDENTIFIERS} identifier values, got ${identifierCount}`);
@@ -224,7 +229,7 @@ async function changeItem(
   await resolveRelationTargets(store, item.orgId, changes);
   const before = item.values;
   const after = applyChanges(before, changes, strategies);
-  checkRequired(schema, after);
+  checkRequired(schema, after, changes.map((c) => c.field));
   const next: Item = { ...item, values: after, updatedAt: now };
   await checkUnique(store, schema, next, changes);
   // Only the fields the request touched get new index entries.
@@ -243,11 +248,12 @@ export async function checkUnique(store: Store, schema: CollectionSchema, item: 
   // A writer checking (or about to write) a unique value waits for any other writer of the same value.
   const unique = changes.filter((c) => c.field.unique);
   await store.lock(unique.flatMap(({ field }) => (item.values[field.id] ?? []).map((value) => valueLock(field, value))));
-  for (const { field, pointers } of unique) {
-    for (const [i, value] of (item.values[field.id] ?? []).entries()) {
-      const others = (await store.items.idsWithKey(item.orgId, field.id, indexKey(field, value))).filter((id) => id !== item.id);
+  for (const { field, pointer } of unique) {
+    for (const value of item.values[field.id] ?? []) {
+      const key = indexKey(field, value);
+      const others = (await store.items.idsWithKey(item.orgId, field.id, key)).filter((id) => id !== item.id);
       if (others.length > 0) {
-        throw invalidAt(pointers[i] ?? `/values/${field.ref}`, `${field.ref} is unique and this value is already used by item ${others[0]}`);
+        throw invalidAt(pointer, `${field.ref} is unique and the value ${JSON.stringify(key.text ?? key.num)} is already used by item ${others[0]}`);
       }
     }
   }

@@ -82,13 +82,34 @@ for (const engine of ENGINES) {
       assert.deepEqual((await h.get(`${PEOPLE}/${created.id}`)).body, res.body);
     });
 
-    it('PATCH with an invalid value → 422 and nothing changes', async () => {
+    it('PATCH with an invalid value → 422 at the field (reference A.5), naming the value; nothing changes', async () => {
       const created = await makeItem(h, 'people', { name: text('Unchanged'), job_title: text('Tester') });
-      assertInvalid(
+      const detail = assertInvalid(
         await h.patch(`${PEOPLE}/${created.id}`, { values: { job_title: text('Changed'), phone: [val('telephone_number', '020 7123 4567')] } }),
-        '/values/phone/0',
+        '/values/phone',
       );
+      assert.match(detail, /^phone /);
+      const second = assertInvalid(
+        await h.patch(`${PEOPLE}/${created.id}`, { values: { phone: [val('telephone_number', '+442071234567'), val('telephone_number', '020 7123 4567')] } }),
+        '/values/phone',
+      );
+      assert.match(second, /^phone\[1\] /);
       assert.deepEqual((await h.get(`${PEOPLE}/${created.id}`)).body, created);
+    });
+
+    it('a field made required after items exist: those items stay updatable until the request writes that field', async () => {
+      const custom = (await h.post('/v0/collections', { name: 'Later Required' })).body;
+      const old = (await h.post(`/v0/collections/${custom.id}/items`, { values: { name: text('Before') } })).body;
+      const made = await h.post(`/v0/collections/${custom.id}/fields`, { type: 'field/boolean', name: 'Checked', required: true });
+      assert.equal(made.status, 201, made.text);
+      const patched = await h.patch(`/v0/collections/${custom.id}/items/${old.id}`, { values: { name: text('After') } });
+      assert.equal(patched.status, 200, patched.text);
+      assert.deepEqual(patched.body.values.name, text('After'));
+      const upserted = await h.post(`/v0/collections/${custom.id}/items/upsert`, { identifiers: { name: text('After') }, values: { name: text('Again') } });
+      assert.equal(upserted.status, 200, upserted.text);
+      // Clearing it, or creating without it, is still refused.
+      assertInvalid(await h.patch(`/v0/collections/${custom.id}/items/${old.id}`, { values: { checked: null } }), '/values/checked');
+      assertInvalid(await h.post(`/v0/collections/${custom.id}/items`, { values: { name: text('New') } }), '/values/checked');
     });
 
     describe('update strategies', () => {
@@ -365,6 +386,28 @@ for (const engine of ENGINES) {
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.id, existing.id);
       assert.deepEqual(res.body.values.job_title, text('Analyst'));
+    });
+
+    it('several identifier values of a cardinality-one field are values to match: any of them finds the item', async () => {
+      const existing = await makeItem(h, 'people', { name: text('Quinn Match') });
+      const res = await h.post(UPSERT, { identifiers: { name: [text('Q. Match'), text('Quinn Match')] }, values: { job_title: text('Diver') } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.id, existing.id);
+      assert.deepEqual(res.body.values.name, text('Quinn Match'));
+      assert.deepEqual(res.body.values.job_title, text('Diver'));
+      // Creating needs to know which one the new item holds: values says it, or the request is refused.
+      const named = await h.post(UPSERT, { identifiers: { name: [text('R. New'), text('Rita New')] }, values: { name: text('Rita New') } });
+      assert.equal(named.status, 201, named.text);
+      assert.deepEqual(named.body.values.name, text('Rita New'));
+      const detail = assertInvalid(await h.post(UPSERT, { identifiers: { name: [text('S. New'), text('Sam New')] }, values: {} }), '/identifiers/name');
+      assert.match(detail, /holds one value.*values\.name/);
+      assert.deepEqual((await h.post(`${PEOPLE}/search`, { filter: { op: 'starts_with', field: 'name', value: 'Sam New' } })).body.data, []);
+    });
+
+    it('values is required (an empty map is fine)', async () => {
+      assertInvalid(await h.post(UPSERT, { identifiers: { email: email('values@example.com') } }), '/values');
+      assert.deepEqual(await byEmail('values@example.com'), []);
+      assert.equal((await h.post(UPSERT, { identifiers: { email: email('values@example.com') }, values: {} })).status, 201);
     });
 
     it('identifiers matching two items → 409 with x-should-retry: false, and nothing is written', async () => {

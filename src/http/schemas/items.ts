@@ -66,7 +66,7 @@ export const ItemValuesBody = Type.Object(
 export const UpsertBody = Type.Object(
   {
     identifiers: ValueMap,
-    values: Type.Optional(ValueMap),
+    values: ValueMap,
     collection_id: Type.Optional(Type.String()),
   },
   {
