@@ -9,8 +9,17 @@ import type { StepInput } from './funnels.ts';
 
 export interface OptionInput {
   id?: string;
-  name: string;
+  /** Required, except on an `update` or `remove` operation. */
+  name?: string;
   color?: string;
+  /** The operation form some docs show: add, update or remove one entry of the current set. */
+  op?: 'add' | 'update' | 'remove';
+}
+
+/** An entry of the complete set a request leaves, with where in the body it came from. */
+interface OptionEntry {
+  input: OptionInput;
+  at: string;
 }
 
 export interface CollectionRefInput {
@@ -92,23 +101,57 @@ export function buildOptions(
   pointer = '/options',
   allowEmpty = false,
 ): ChoiceOption[] {
-  if (!inputs || (inputs.length === 0 && !allowEmpty)) {
+  const entries = inputs?.some((input) => input.op !== undefined)
+    ? applyOperations(inputs, current, pointer)
+    : inputs?.map((input, i) => ({ input, at: `${pointer}/${i}` }));
+  if (!entries || (entries.length === 0 && !allowEmpty)) {
     throw invalidAt(pointer, `${pointer.slice(1)} must list at least one entry, e.g. [{"name": "High", "color": "red"}]`);
   }
   const names = new Set<string>();
   const ids = new Set<string>();
-  return inputs.map((input, i) => {
+  return entries.map(({ input, at }) => {
+    if (input.name === undefined) throw invalidAt(`${at}/name`, 'each entry needs a name, e.g. {"name": "High", "color": "red"}');
     const name = input.name.trim();
-    if (name === '') throw invalidAt(`${pointer}/${i}/name`, 'a name must not be blank');
-    if (names.has(name.toLowerCase())) throw invalidAt(`${pointer}/${i}/name`, `name "${name}" appears twice; names must be distinct`);
+    if (name === '') throw invalidAt(`${at}/name`, 'a name must not be blank');
+    if (names.has(name.toLowerCase())) throw invalidAt(`${at}/name`, `name "${name}" appears twice; names must be distinct`);
     names.add(name.toLowerCase());
     const previous = input.id === undefined ? undefined : current.find((o) => o.id === input.id);
     if (input.id !== undefined && (!previous || ids.has(input.id))) {
-      throw invalidAt(`${pointer}/${i}/id`, `"${input.id}" is not one of the current entries; omit id to add a new one`);
+      throw invalidAt(`${at}/id`, `"${input.id}" is not one of the current entries; omit id to add a new one`);
     }
     if (input.id !== undefined) ids.add(input.id);
     return { id: previous?.id ?? newId(), name, color: input.color ?? previous?.color ?? DEFAULT_OPTION_COLOR };
   });
+}
+
+/**
+ * The operation form (`[{"op": "add", "name": …}, {"op": "remove", "id": …}]`) as the complete set it leaves:
+ * the current entries, changed in the order the operations come. Mixed with plain entries it would be
+ * ambiguous whether the omitted ones stay, so every entry must then carry an op.
+ */
+function applyOperations(inputs: OptionInput[], current: ChoiceOption[], pointer: string): OptionEntry[] {
+  const entries: OptionEntry[] = current.map((o) => ({ input: { id: o.id, name: o.name, color: o.color }, at: pointer }));
+  inputs.forEach((input, i) => {
+    const at = `${pointer}/${i}`;
+    if (input.op === undefined) {
+      throw invalidAt(`${at}/op`, 'every entry needs an op ("add", "update" or "remove") when one has; or send the complete set without ops');
+    }
+    if (input.op === 'add') {
+      if (input.id !== undefined) throw invalidAt(`${at}/id`, 'an added entry gets a new id; omit id');
+      entries.push({ input: { name: input.name, color: input.color }, at });
+      return;
+    }
+    const index = entries.findIndex((e) => e.input.id !== undefined && e.input.id === input.id);
+    if (index < 0) {
+      throw invalidAt(`${at}/id`, input.id === undefined ? `"${input.op}" needs the id of a current entry` : `"${input.id}" is not one of the current entries`);
+    }
+    if (input.op === 'remove') entries.splice(index, 1);
+    else {
+      const { input: was } = entries[index]!;
+      entries[index] = { input: { id: was.id, name: input.name ?? was.name, color: input.color ?? was.color }, at };
+    }
+  });
+  return entries;
 }
 
 /** The ids of the collections a relation may point into; an unknown one is `collection_not_found`. */

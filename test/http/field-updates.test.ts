@@ -159,6 +159,56 @@ for (const engine of ENGINES) {
       assert.deepEqual((await h.get(url(field))).body.options, options);
     });
 
+    it('the operation form changes the entries it names and keeps the others', async () => {
+      const field = await choice('Stakes');
+      const [high, medium, low] = field.options;
+      const item = await insertItem(h, c.id, { [field.id]: [{ id: low.id }] });
+      const res = await h.patch(url(field), {
+        type: 'field/choice',
+        options: [
+          { op: 'add', name: 'Critical', color: 'rose' },
+          { op: 'update', id: medium.id, name: 'Normal' },
+          { op: 'remove', id: low.id },
+        ],
+      });
+      assert.equal(res.status, 200, res.text);
+      const options = res.body.options;
+      assert.deepEqual(options.slice(0, 2), [
+        { id: high.id, type: 'choice_field_option', name: 'High', color: 'red' },
+        { id: medium.id, type: 'choice_field_option', name: 'Normal', color: 'amber' },
+      ]);
+      assert.equal(options.length, 3);
+      assert.deepEqual({ name: options[2].name, color: options[2].color }, { name: 'Critical', color: 'rose' });
+      assert.ok(![high.id, medium.id, low.id].includes(options[2].id));
+      // What the removed option held goes as with the complete-set form.
+      assert.equal((await itemValues(h, item))[field.id], undefined);
+      assert.deepEqual((await h.get(url(field))).body.options, options);
+      // The collection's item counts of later tests stay their own.
+      assert.equal((await h.delete(`/v0/collections/${c.id}/items/${item}`)).status, 204);
+    });
+
+    it('the operation form: an unknown id, an entry without op, a duplicate name or removing every entry → 422, changing nothing', async () => {
+      const field = await choice('Risk');
+      const [high, medium, low] = field.options;
+      const patch = (options: unknown[]) => h.patch(url(field), { type: 'field/choice', options });
+      const cases: [unknown[], string][] = [
+        [[{ op: 'update', id: '1111111111111111111111', name: 'Ghost' }], '/options/0/id'],
+        [[{ op: 'remove' }], '/options/0/id'],
+        [[{ op: 'add', name: 'Extra' }, { name: 'Plain' }], '/options/1/op'],
+        [[{ op: 'add', id: high.id, name: 'Again' }], '/options/0/id'],
+        [[{ op: 'add', name: 'high' }], '/options/0/name'],
+        [[{ op: 'add' }], '/options/0/name'],
+        [[{ op: 'remove', id: high.id }, { op: 'remove', id: medium.id }, { op: 'remove', id: low.id }], '/options'],
+        [[{ op: 'rename', id: high.id }], '/options/0/op'],
+      ];
+      for (const [options, pointer] of cases) {
+        const res = await patch(options);
+        assert.equal(res.status, 422, `${JSON.stringify(options)}: ${res.text}`);
+        assert.equal(errorOf(res).source?.pointer, pointer, JSON.stringify(options));
+      }
+      assert.deepEqual((await h.get(url(field))).body, field);
+    });
+
     it('rejects an id that is not an option of the field, changing nothing', async () => {
       const field = await choice('Severity');
       const res = await h.patch(url(field), { type: 'field/choice', options: [{ id: '1111111111111111111111', name: 'Ghost' }] });

@@ -128,7 +128,21 @@ const fieldInputProperties = {
     }),
   ),
   default_unit: Type.Optional(Type.String()),
-  options: Type.Optional(Type.Array(Type.Object({ id: Type.Optional(Type.String()), name: Type.String(), color: Type.Optional(Color) }))),
+  options: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.Optional(Type.String()),
+        name: Type.Optional(Type.String({ description: 'required, except on an `update` or `remove` operation' })),
+        color: Type.Optional(Color),
+        op: Type.Optional(
+          Type.Union([Type.Literal('add'), Type.Literal('update'), Type.Literal('remove')], {
+            description: 'the operation form: change one option and keep the others (every entry then carries an op); without ops the array is the complete set',
+            errorMessage: 'must be "add", "update" or "remove"',
+          }),
+        ),
+      }),
+    ),
+  ),
   stages: Type.Optional(Type.Array(StepInput)),
   funnel: Type.Optional(Type.Object({ type: Type.Optional(Type.Literal('funnel')), id: Type.String() })),
   relation_type: Type.Optional(Type.Union([Type.Literal('one_way'), Type.Literal('two_way')], { errorMessage: 'must be "one_way" or "two_way"' })),
