@@ -110,7 +110,7 @@ export interface ActivityQuery {
 
 /** The feed's filters as the query string gives them, in the newest spelling and the older `filter[…]` one. */
 export interface ActivityFilters {
-  type?: { eq?: string };
+  type?: { eq?: string; in?: string[] };
   occurred_at?: { gte?: string; lte?: string };
   constituent_entity_type?: { eq?: string };
   constituent_entity_id?: { eq?: string };
@@ -136,7 +136,7 @@ const earliest = (times: (string | undefined)[]) => times.filter((t) => t !== un
 export function activityQuery(filters: ActivityFilters): ActivityQuery {
   const query: ActivityQuery = {};
   const typeSets = [filters.type?.eq, filters.filter?.type?.eq].filter((t) => t !== undefined).map((t) => [t]);
-  if (filters.filter?.type?.in !== undefined) typeSets.push(filters.filter.type.in);
+  for (const types of [filters.type?.in, filters.filter?.type?.in]) if (types !== undefined) typeSets.push(types);
   if (typeSets.length > 0) query.types = [...new Set(typeSets[0])].filter((t) => typeSets.every((set) => set.includes(t)));
 
   const from = latest([

@@ -3,12 +3,28 @@
 // hash (`filter={:inbox_id=>{:eq=>"1C…"}}`, or `filter={inbox_id: {eq: "1C…"}}` on Ruby 3.4) instead of in
 // bracket form.
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type TProperties } from 'typebox';
 import { badParameter } from '../domain/errors.ts';
 import { findBadText } from './plugins/text-guard.ts';
 
+/**
+ * One filter's operators (`x[eq]`, `x[in][]`…), declared in a list's querystring schema. Another operator
+ * (`x[gt]`), or a bare value where the operator belongs (`x=…`), is a 400 naming it and what is accepted:
+ * ignoring it would answer an unfiltered list as if it were filtered.
+ */
+export function operators<P extends TProperties>(name: string, ops: P) {
+  const spelled = Object.entries(ops).map(([op, schema]) => `[${op}]${(schema as { type?: unknown }).type === 'array' ? '[]' : ''}`);
+  return Type.Optional(Type.Object(ops, { additionalProperties: false, errorMessage: `must use ${spelled.join(' or ')}, as in ${name}${spelled[0]}=…` }));
+}
+
+/** The older `filter[x][…]` spelling of a list's filters; a filter the list does not have is a 400 too. */
+export function filterGroup<P extends TProperties>(filters: P) {
+  const names = Object.keys(filters).map((name) => `filter[${name}]`);
+  return Type.Optional(Type.Object(filters, { additionalProperties: false, errorMessage: `must be one of this list's filters: ${names.join(', ')}` }));
+}
+
 /** `x[eq]=<id>`. */
-const Eq = Type.Optional(Type.Object({ eq: Type.Optional(Type.String({ minLength: 1 })) }));
+const eq = (name: string) => operators(name, { eq: Type.Optional(Type.String({ minLength: 1 })) });
 
 /** `x[]=<id>&x[]=<id>` (the oldest SDKs' multi-valued filters). */
 const IdList = Type.Optional(Type.Array(Type.String({ minLength: 1 })));
@@ -31,10 +47,10 @@ export const includesOf = (include: readonly string[] | undefined): Set<string> 
  */
 export function idFilters<N extends string>(spellings: Record<N, { legacyList?: string }>) {
   const names = Object.keys(spellings) as N[];
-  const own = Object.fromEntries(names.map((n) => [n, Eq]));
+  const own = Object.fromEntries(names.map((n) => [n, eq(n)]));
   const legacy = Object.fromEntries(names.flatMap((n) => (spellings[n].legacyList ? [[spellings[n].legacyList!, IdList]] : [])));
   return {
-    properties: { ...own, ...legacy, filter: Type.Optional(Type.Object(own)) },
+    properties: { ...own, ...legacy, filter: filterGroup(own) },
     read(query: Record<string, unknown>): Record<N, string[] | undefined> {
       const eq = (value: unknown) => {
         const id = (value as { eq?: string } | undefined)?.eq;

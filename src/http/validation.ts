@@ -35,6 +35,8 @@ export function validationError(issues: SchemaIssue[], context: string | undefin
     if (segments.length === 0) return new AppError('invalid_body', `the request body ${describe(issue)}`);
     return new AppError('validation_failed', `${segments.join('.')} ${describe(issue)}`, { pointer: path });
   }
+  // An unknown key is named itself (`type[gt]`, `filter[nope]`): it is what the client has to change.
+  if (issue.keyword === 'additionalProperties') segments.push(String(issue.params.additionalProperty));
   // Array positions read as `[]`, the way the SDKs send arrays (`include[]=…`, `filter[type][in][]=…`).
   const parameter = segments.length === 0 ? '' : segments[0] + segments.slice(1).map((s) => (/^\d+$/.test(s) ? '[]' : `[${s}]`)).join('');
   if (context === 'headers') return new AppError('invalid_header', `header ${parameter} ${describe(issue)}`, { parameter });

@@ -338,6 +338,27 @@ for (const engine of ENGINES) {
       assert.deepEqual(await all(h, `constituent_entity_type[eq]=item&constituent_entity_id[eq]=${p1}&filter[item_id][eq]=${p3}`), []);
     });
 
+    it('type[in][] keeps the types listed, in either spelling', async () => {
+      assert.deepEqual((await all(h, 'type[in][]=activity/note_created&type[in][]=activity/call_occurred')).map((a) => a.id), [noteActivity]);
+      assert.equal((await all(h, 'type[in][]=activity/note_created&type[in][]=activity/item_created')).length, 5);
+    });
+
+    it('bug: an operator the feed does not take (type[gt], occurred_at[gt]), a bare value or an unknown filter[…] was ignored, answering the whole feed — now a 400 naming it', async () => {
+      for (const [query, parameter] of [
+        ['type[gt]=activity/item_created', 'type[gt]'],
+        ['occurred_at[gt]=2025-01-01T00:00:00Z', 'occurred_at[gt]'],
+        ['type=activity/item_created', 'type'],
+        ['constituent_entity_type[in][]=item', 'constituent_entity_type[in]'],
+        ['filter[type][contains]=item', 'filter[type][contains]'],
+        ['filter[collection_id][eq]=x', 'filter[collection_id]'],
+      ]) {
+        const res = await h.get(`/v0/activities?${query}`);
+        assertBadParameter(res, parameter!);
+        assert.match(errorOf(res).detail ?? '', /must (use|be one of)/, query);
+      }
+      assert.match(errorOf(await h.get('/v0/activities?occurred_at[gt]=2025-01-01T00:00:00Z')).detail ?? '', /\[gte\] or \[lte\]/);
+    });
+
     it('type[eq] together with filter[type][in][] keeps the types both allow', async () => {
       assert.deepEqual((await all(h, 'type[eq]=activity/note_created&filter[type][in][]=activity/note_created&filter[type][in][]=activity/item_created')).map((a) => a.id), [noteActivity]);
       assert.deepEqual(await all(h, 'type[eq]=activity/note_created&filter[type][in][]=activity/item_created'), []);

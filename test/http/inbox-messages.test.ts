@@ -199,6 +199,19 @@ for (const engine of ENGINES) {
       assert.deepEqual(await listIds(h, `/v0/inbox_messages?filter[conversation_id][eq]=${conversationOfA}`), [a.id]);
       const all = await listIds(h, '/v0/inbox_messages?limit=100');
       for (const id of [a.id, b.id, elsewhere.id]) assert.ok(all.includes(id));
+      // A spelling the list does not read is a 400 naming it, not an unfiltered list.
+      for (const [query, parameter] of [
+        [`inbox_id=${inbox}`, 'inbox_id'],
+        [`inbox_id[in][]=${inbox}`, 'inbox_id[in]'],
+        [`filter[inbox][eq]=${inbox}`, 'filter[inbox]'],
+      ]) {
+        for (const path of ['/v0/inbox_messages', '/v0/inbox_conversations']) {
+          const res = await h.get(`${path}?${query}`);
+          assert.equal(res.status, 400, `${path}?${query}: ${res.text}`);
+          assert.equal(errorOf(res).source?.parameter, parameter);
+        }
+      }
+      assert.match(errorOf(await h.get(`/v0/inbox_messages?inbox_id=${inbox}`)).detail ?? '', /inbox_id must use \[eq\], as in inbox_id\[eq\]=/);
     });
 
     it('GET one: no includes by default; include[] addresses, attachments, conversation; unknown include → 400; unknown id → 404', async () => {

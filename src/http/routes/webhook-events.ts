@@ -7,12 +7,13 @@ import { listEvents } from '../../domain/webhook-events.ts';
 import { ErrorEnvelope, ListOf, PageQuery } from '../schemas/common.ts';
 import { EventWire, renderEvent } from '../schemas/webhooks.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { operators } from '../list-query.ts';
 
 const EventType = Type.Union(ACTIVITY_TYPES.map((t) => Type.Literal(t)), { errorMessage: `must be one of: ${ACTIVITY_TYPES.join(', ')}` });
 
 const EventsQuery = Type.Object({
   ...PageQuery.properties,
-  event_type: Type.Optional(Type.Object({ in: Type.Optional(Type.Array(EventType)), eq: Type.Optional(EventType) })),
+  event_type: operators('event_type', { eq: Type.Optional(EventType), in: Type.Optional(Type.Array(EventType)) }),
 });
 
 export const webhookEventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing }) => {

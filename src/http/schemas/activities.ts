@@ -2,29 +2,26 @@
 // and the older `filter[…]` one.
 import { Type, type Static } from 'typebox';
 import { ACTIVITY_TYPES, documentedConstituents, type Activity } from '../../domain/activity.ts';
+import { filterGroup, operators } from '../list-query.ts';
 import { PageQuery, Timestamp } from './common.ts';
 
 const ActivityType = Type.Union(ACTIVITY_TYPES.map((t) => Type.Literal(t)), { errorMessage: `must be an activity type such as activity/item_created` });
 const Relation = Type.Union([Type.Literal('actor'), Type.Literal('object'), Type.Literal('target')], { errorMessage: 'must be actor, object or target' });
-const eq = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) => Type.Optional(Type.Object({ eq: Type.Optional(schema) }));
+const eq = <T extends Parameters<typeof Type.Optional>[0]>(name: string, schema: T) => operators(name, { eq: Type.Optional(schema) });
 // Times are read by the domain (parseQueryTime), which names the accepted shapes when one is refused.
-const Window = Type.Optional(Type.Object({ gte: Type.Optional(Type.String()), lte: Type.Optional(Type.String()) }));
+const Window = operators('occurred_at', { gte: Type.Optional(Type.String()), lte: Type.Optional(Type.String()) });
+/** Both spellings take a list of types too (`type[in][]`, `filter[type][in][]`). */
+const Types = operators('type', { eq: Type.Optional(ActivityType), in: Type.Optional(Type.Array(ActivityType)) });
 
 export const ActivityListQuery = Type.Object({
   ...PageQuery.properties,
-  type: eq(ActivityType),
+  type: Types,
   occurred_at: Window,
   // Checked against the entity types by the domain (which also knows their aliases).
-  constituent_entity_type: eq(Type.String({ minLength: 1 })),
-  constituent_entity_id: eq(Type.String({ minLength: 1 })),
-  constituent_relation: eq(Relation),
-  filter: Type.Optional(
-    Type.Object({
-      type: Type.Optional(Type.Object({ eq: Type.Optional(ActivityType), in: Type.Optional(Type.Array(ActivityType)) })),
-      occurred_at: Window,
-      item_id: eq(Type.String({ minLength: 1 })),
-    }),
-  ),
+  constituent_entity_type: eq('constituent_entity_type', Type.String({ minLength: 1 })),
+  constituent_entity_id: eq('constituent_entity_id', Type.String({ minLength: 1 })),
+  constituent_relation: eq('constituent_relation', Relation),
+  filter: filterGroup({ type: Types, occurred_at: Window, item_id: eq('item_id', Type.String({ minLength: 1 })) }),
 });
 
 export const ActivityWire = Type.Object(
