@@ -4,6 +4,7 @@ import { invalidAt } from './errors.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { recordLock } from './locks.ts';
 import type { Store } from './ports/store.ts';
+import { characterCount, longerThan } from './characters.ts';
 
 export interface AgentSettings {
   orgId: string;
@@ -36,7 +37,7 @@ export function getAgentSettings(store: Store, orgId: string, clock?: Clock): Pr
 }
 
 function text(value: string | null | undefined, name: keyof AgentSettingsPatch): string | null | undefined {
-  if (typeof value === 'string' && value.length > TEXT_MAX) throw invalidAt(`/${name}`, `${name} must be at most ${TEXT_MAX} characters, got ${value.length}`);
+  if (typeof value === 'string' && longerThan(value, TEXT_MAX)) throw invalidAt(`/${name}`, `${name} must be at most ${TEXT_MAX} characters, got ${characterCount(value)}`);
   return value;
 }
 

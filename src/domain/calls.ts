@@ -19,6 +19,7 @@ import { newestNoteOn, type Note } from './notes.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
 import { recordLock } from './locks.ts';
+import { longerThan } from './characters.ts';
 
 export const CALL_DIRECTIONS = ['incoming', 'outgoing'] as const;
 export const CALL_PROVIDERS = ['openphone', 'user', 'zoom_phone'] as const;
@@ -124,7 +125,7 @@ const optionalTime = (pointer: string, value: string | null | undefined): string
 
 function checkText(pointer: string, value: string, max: number): string {
   if (value.trim() === '') throw invalidAt(pointer, `${pointer.slice(1)} must not be blank`);
-  if (value.length > max) throw invalidAt(pointer, `${pointer.slice(1)} must be at most ${max} characters`);
+  if (longerThan(value, max)) throw invalidAt(pointer, `${pointer.slice(1)} must be at most ${max} characters`);
   return value;
 }
 
@@ -172,7 +173,7 @@ function buildRecord(input: CallInput, current: CallRecord | undefined, orgId: s
 /** Every text of a transcript together stays within the body limit anyway; each cue's text is checked here. */
 function checkCueTexts(input: CallInput): void {
   input.transcript?.cues.forEach((c, i) => {
-    if (c.text.length > TEXT_MAX) throw invalidAt(`/transcript/cues/${i}/text`, `text must be at most ${TEXT_MAX} characters`);
+    if (longerThan(c.text, TEXT_MAX)) throw invalidAt(`/transcript/cues/${i}/text`, `text must be at most ${TEXT_MAX} characters`);
   });
 }
 

@@ -8,6 +8,7 @@ import { buildFields, type FieldSpec } from './fields.ts';
 import { describeFields, type FieldView } from './field-views.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
+import { longerThan } from './characters.ts';
 
 export type CollectionKind = 'system' | 'form' | 'custom';
 
@@ -129,7 +130,7 @@ export function listCollections(store: Store, orgId: string, page: PageRequest):
 function checkName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length === 0) throw invalidAt('/name', 'name must not be blank; send the collection\'s display name');
-  if (trimmed.length > NAME_MAX) throw invalidAt('/name', `name must be at most ${NAME_MAX} characters`);
+  if (longerThan(trimmed, NAME_MAX)) throw invalidAt('/name', `name must be at most ${NAME_MAX} characters`);
   return trimmed;
 }
 

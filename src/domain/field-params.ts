@@ -6,6 +6,7 @@ import { isCurrencyCode } from './currencies.ts';
 import type { ChoiceOption, FieldType } from './fields.ts';
 import type { Store } from './ports/store.ts';
 import type { StepInput } from './funnels.ts';
+import { longerThan } from './characters.ts';
 
 export interface OptionInput {
   id?: string;
@@ -71,13 +72,13 @@ export function rejectForeignExtras(input: FieldInput): void {
 export function checkFieldName(name: string): string {
   const trimmed = name.trim();
   if (trimmed === '') throw invalidAt('/name', 'name must not be blank; send the field\'s display name');
-  if (trimmed.length > NAME_MAX) throw invalidAt('/name', `name must be at most ${NAME_MAX} characters`);
+  if (longerThan(trimmed, NAME_MAX)) throw invalidAt('/name', `name must be at most ${NAME_MAX} characters`);
   return trimmed;
 }
 
 export function checkDescription(description: string | null): string | null {
   if (description === null || description.trim() === '') return null;
-  if (description.length > 4096) throw invalidAt('/description', 'description must be at most 4096 characters');
+  if (longerThan(description, 4096)) throw invalidAt('/description', 'description must be at most 4096 characters');
   return description;
 }
 

@@ -10,6 +10,7 @@ import type { Page, PageRequest } from './pagination.ts';
 import type { BlobStore } from './ports/blob-store.ts';
 import type { Store } from './ports/store.ts';
 import type { Readable } from 'node:stream';
+import { longerThan } from './characters.ts';
 
 export interface StoredFile {
   id: string;
@@ -74,7 +75,7 @@ export async function createFile(store: Store, blobs: BlobStore, principal: Prin
     return await store.transaction(async (tx) => {
       const now = timestamp(clock);
       const name = upload.name?.trim() || filename;
-      if (name.length > 255) throw invalidAt('/name', 'name must be at most 255 characters');
+      if (longerThan(name, 255)) throw invalidAt('/name', 'name must be at most 255 characters');
       const file: StoredFile = {
         id,
         orgId: principal.orgId,

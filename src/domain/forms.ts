@@ -17,6 +17,7 @@ import { parseTemplate, renderTemplate, RenderError } from './liquid.ts';
 import type { Item } from './items.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
+import { characterCount, longerThan } from './characters.ts';
 
 export interface Form {
   id: string;
@@ -58,7 +59,8 @@ const REDIRECT_MAX = 8192;
 
 function formName(value: string): string {
   const name = value.trim();
-  if (name === '' || name.length > NAME_MAX) throw invalidAt('/name', `name must be 1 to ${NAME_MAX} characters, got ${value.length}`);
+  if (name === '') throw invalidAt('/name', 'name must not be blank');
+  if (longerThan(name, NAME_MAX)) throw invalidAt('/name', `name must be at most ${NAME_MAX} characters, got ${characterCount(name)}`);
   return name;
 }
 

@@ -5,6 +5,7 @@ import { timestamp, type Clock } from './clock.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import { removeFunnelSteps } from './value-cleanup.ts';
 import type { Store } from './ports/store.ts';
+import { longerThan } from './characters.ts';
 
 export const STEP_TYPES = ['active', 'success', 'failure'] as const;
 export type StepType = (typeof STEP_TYPES)[number];
@@ -125,6 +126,6 @@ export async function deleteFunnel(store: Store, orgId: string, id: string): Pro
 function checkFunnelName(name: string): string {
   const trimmed = name.trim();
   if (trimmed === '') throw invalidAt('/name', 'name must not be blank');
-  if (trimmed.length > 255) throw invalidAt('/name', 'name must be at most 255 characters');
+  if (longerThan(trimmed, 255)) throw invalidAt('/name', 'name must be at most 255 characters');
   return trimmed;
 }

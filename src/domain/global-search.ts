@@ -10,6 +10,7 @@ import { wireTag, type ServedItem } from './item-wire.ts';
 import { withItemAssociations } from './associations.ts';
 import type { StoredFile } from './files.ts';
 import type { PrefixSearch, Store } from './ports/store.ts';
+import { longerThan } from './characters.ts';
 
 /** The most results one search returns. */
 export const MAX_RESULTS = 50;
@@ -40,7 +41,7 @@ const compare = (a: Ranked, b: Ranked): number =>
 export async function globalSearch(store: Store, orgId: string, query: string | undefined): Promise<SearchHit[]> {
   const text = (query ?? '').trim();
   if (text.length === 0) throw badParameter('query', 'query must hold the text to search for, e.g. POST /v0/search?query=acme');
-  if (text.length > MAX_QUERY_LENGTH) throw badParameter('query', `query must be at most ${MAX_QUERY_LENGTH} characters`);
+  if (longerThan(text, MAX_QUERY_LENGTH)) throw badParameter('query', `query must be at most ${MAX_QUERY_LENGTH} characters`);
   const lower = text.toLowerCase();
   // Identifiers keep their case in the index; every other text key is lower-cased.
   const searches: PrefixSearch[] = [{ fieldTypes: TEXT_FIELD_TYPES, prefix: prefixKey(lower) }];

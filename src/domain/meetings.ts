@@ -22,6 +22,7 @@ import type { ItemAssociation } from './associations.ts';
 import { newestNoteOn, type Note } from './notes.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
+import { longerThan } from './characters.ts';
 
 export interface Participant {
   id: string;
@@ -113,14 +114,14 @@ const MAX_ATTENDEES = 1000;
 function text(value: string | null | undefined, pointer: string, max = TEXT_MAX): string | null {
   if (value === undefined || value === null) return null;
   const trimmed = value.trim();
-  if (trimmed.length > max) throw invalidAt(pointer, `must be at most ${max} characters`);
+  if (longerThan(trimmed, max)) throw invalidAt(pointer, `must be at most ${max} characters`);
   return trimmed === '' ? null : trimmed;
 }
 
 function required(value: string, pointer: string, what: string, max = 1024): string {
   const trimmed = value.trim();
   if (trimmed === '') throw invalidAt(pointer, `${what} must not be blank`);
-  if (trimmed.length > max) throw invalidAt(pointer, `${what} must be at most ${max} characters`);
+  if (longerThan(trimmed, max)) throw invalidAt(pointer, `${what} must be at most ${max} characters`);
   return trimmed;
 }
 

@@ -9,6 +9,7 @@ import { ASSOCIATION, checkItemAssociations, itemLinkTargets, withItemAssociatio
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
 import { recordLock } from './locks.ts';
+import { longerThan } from './characters.ts';
 
 export interface Note {
   id: string;
@@ -42,7 +43,7 @@ function checkBody(body: BodyInput): string {
   if (typeof markdown !== 'string' || markdown.trim() === '') {
     throw invalidAt(typeof body === 'string' ? '/body' : '/body/markdown', 'body needs markdown text, e.g. {"markdown": "# Call notes\\n…"}');
   }
-  if (markdown.length > BODY_MAX) throw invalidAt('/body/markdown', `body must be at most ${BODY_MAX} characters`);
+  if (longerThan(markdown, BODY_MAX)) throw invalidAt('/body/markdown', `body must be at most ${BODY_MAX} characters`);
   return markdown;
 }
 

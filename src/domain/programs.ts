@@ -8,6 +8,7 @@ import { parseDateTime } from './field-types/dates.ts';
 import { parseTemplate } from './liquid.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
+import { characterCount, longerThan } from './characters.ts';
 
 export const PROGRAM_STATUSES = ['draft', 'published', 'paused', 'archived'] as const;
 export const PROGRAM_TRIGGERS = ['api', 'broadcast'] as const;
@@ -72,7 +73,8 @@ const BODY_MAX = 100_000;
 function displayName(value: string | null): string | null {
   if (value === null) return null;
   const name = value.trim();
-  if (name === '' || name.length > NAME_MAX) throw invalidAt('/display_name', `display_name must be 1 to ${NAME_MAX} characters or null, got ${value.length}`);
+  if (name === '') throw invalidAt('/display_name', 'display_name must not be blank; send null to clear it');
+  if (longerThan(name, NAME_MAX)) throw invalidAt('/display_name', `display_name must be at most ${NAME_MAX} characters or null, got ${characterCount(name)}`);
   return name;
 }
 
@@ -139,14 +141,15 @@ export async function programsByIds(store: Store, orgId: string, ids: string[]):
 }
 
 function subject(value: string): string {
-  if (value.trim() === '' || value.length > SUBJECT_MAX) throw invalidAt('/subject', `subject must be 1 to ${SUBJECT_MAX} characters, got ${value.length}`);
+  if (value.trim() === '') throw invalidAt('/subject', 'subject must not be blank');
+  if (longerThan(value, SUBJECT_MAX)) throw invalidAt('/subject', `subject must be at most ${SUBJECT_MAX} characters, got ${characterCount(value)}`);
   parseTemplate(value, '/subject', 'subject');
   return value;
 }
 
 function body(value: { markdown?: string }): string {
   const markdown = value.markdown ?? '';
-  if (markdown.length > BODY_MAX) throw invalidAt('/body/markdown', `body.markdown must be at most ${BODY_MAX} characters, got ${markdown.length}`);
+  if (longerThan(markdown, BODY_MAX)) throw invalidAt('/body/markdown', `body.markdown must be at most ${BODY_MAX} characters, got ${characterCount(markdown)}`);
   parseTemplate(markdown, '/body/markdown', 'body.markdown');
   return markdown;
 }

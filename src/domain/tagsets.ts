@@ -9,6 +9,7 @@ import type { Page, PageRequest } from './pagination.ts';
 import type { LinkTarget, Store } from './ports/store.ts';
 import { ASSOCIATION } from './associations.ts';
 import { recordLock } from './locks.ts';
+import { longerThan } from './characters.ts';
 
 export type Tag = ChoiceOption;
 
@@ -120,7 +121,7 @@ async function withAssociations(store: Store, orgId: string, records: Omit<Tagse
 function checkName(name: string): string {
   const trimmed = name.trim();
   if (trimmed === '') throw invalidAt('/name', 'name must not be blank');
-  if (trimmed.length > 255) throw invalidAt('/name', 'name must be at most 255 characters');
+  if (longerThan(trimmed, 255)) throw invalidAt('/name', 'name must be at most 255 characters');
   return trimmed;
 }
 

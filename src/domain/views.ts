@@ -13,6 +13,7 @@ import { recordLock } from './locks.ts';
 import type { Principal } from './api-keys.ts';
 import type { PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
+import { longerThan } from './characters.ts';
 
 export type ViewType = 'table' | 'board';
 export const VIEW_TYPES: readonly ViewType[] = ['table', 'board'];
@@ -106,7 +107,7 @@ export function viewItems(store: Store, orgId: string, prepared: PreparedQuery, 
 export async function createView(store: Store, principal: Principal, collectionKey: string, input: ViewInput, clock?: Clock): Promise<View> {
   const name = input.name.trim();
   if (name.length === 0) throw invalidAt('/name', 'name must not be blank; send the view\'s display name');
-  if (name.length > NAME_MAX) throw invalidAt('/name', `name must be at most ${NAME_MAX} characters`);
+  if (longerThan(name, NAME_MAX)) throw invalidAt('/name', `name must be at most ${NAME_MAX} characters`);
   const orgId = principal.orgId;
   return store.transaction(async (tx) => {
     await tx.lockSchema(orgId, 'shared');

@@ -104,6 +104,9 @@ for (const engine of ENGINES) {
         assert.deepEqual(await roundTrip('title', text('Portal gun')), text('Portal gun'));
         assert.deepEqual(await roundTrip('title', text('x'.repeat(1024))), text('x'.repeat(1024)));
         await rejects('title', text('x'.repeat(1025)));
+        // Characters, not UTF-16 units: 1024 emoji fit, as JSON Schema's maxLength counts them.
+        assert.deepEqual(await roundTrip('title', text('😀'.repeat(1024))), text('😀'.repeat(1024)));
+        assert.match(await rejects('title', text('😀'.repeat(1025))), /at most 1024 characters long, got 1025/);
         await rejects('title', text('two\nlines'));
         await rejects('title', text('carriage\rreturn'));
       });

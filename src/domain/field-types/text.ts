@@ -1,6 +1,7 @@
 // Text-like values: single- and multi-line text, identifiers, email addresses, URLs, domains, geo text.
 import { domainToASCII } from 'node:url';
 import { asIs, boundedString, describeJson, ValueProblem, type ValueType } from './value-type.ts';
+import { characterCount, longerThan } from '../characters.ts';
 
 export const singleLine: ValueType = {
   parse(data) {
@@ -15,7 +16,7 @@ export const multiLine: ValueType = {
   parse(data) {
     if (typeof data !== 'string') throw new ValueProblem(`must be a string, got ${describeJson(data)}`);
     if (data.trim() === '') throw new ValueProblem('must not be empty; send null to clear the field');
-    if (data.length > 65536) throw new ValueProblem(`must be at most 65536 characters long, got ${data.length}`);
+    if (longerThan(data, 65536)) throw new ValueProblem(`must be at most 65536 characters long, got ${characterCount(data)}`);
     return data;
   },
   render: asIs,
@@ -26,7 +27,7 @@ export const identifier: ValueType = {
     if (typeof data !== 'string' || data.length === 0) {
       throw new ValueProblem(`must be a non-empty string (stored verbatim), got ${describeJson(data)}`);
     }
-    if (data.length > 255) throw new ValueProblem(`must be at most 255 characters long, got ${data.length}`);
+    if (longerThan(data, 255)) throw new ValueProblem(`must be at most 255 characters long, got ${characterCount(data)}`);
     return data;
   },
   render: asIs,

@@ -2,6 +2,7 @@
 // form, and turn a stored form back into the response `data`.
 import type { Field } from '../fields.ts';
 import type { Funnel } from '../funnels.ts';
+import { characterCount, longerThan } from '../characters.ts';
 
 /** A value that cannot be accepted; `detail` says what is wrong and what would be accepted. */
 export class ValueProblem extends Error {
@@ -42,6 +43,6 @@ export function boundedString(data: unknown, max: number, what: string): string 
   if (typeof data !== 'string') throw new ValueProblem(`must be ${what} string, got ${describeJson(data)}`);
   const text = data.trim();
   if (text.length === 0) throw new ValueProblem('must not be empty; send null to clear the field');
-  if (text.length > max) throw new ValueProblem(`must be at most ${max} characters long, got ${text.length}`);
+  if (longerThan(text, max)) throw new ValueProblem(`must be at most ${max} characters long, got ${characterCount(text)}`);
   return text;
 }
