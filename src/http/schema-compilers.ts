@@ -17,23 +17,33 @@ interface ObjectSchema {
   properties?: Record<string, { errorMessage?: string; type?: unknown }>;
 }
 
+/** How a number is written in a query string: decimal, as the SDKs write it. */
+const DECIMAL = { integer: /^-?\d+$/, number: /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/ } as const;
+
 /**
- * Ajv coerces "Infinity" and "1e999" to Infinity and then skips minimum/maximum for it, so a coerced
- * parameter that is not a finite number is refused here as a type failure of that parameter.
+ * Ajv coerces any text `Number()` reads — "0x5", "+5", " 5", "1e1" for an integer — and "Infinity" or "1e999"
+ * to Infinity, for which it then skips minimum/maximum. A numeric parameter is therefore checked as written
+ * first (decimal only) and as coerced after (finite only); either failure is a type failure of that parameter.
  */
-function finiteCoercion(validate: ValidateFunction, schema: ObjectSchema): ValidateFunction {
+function strictNumbers(validate: ValidateFunction, schema: ObjectSchema): ValidateFunction {
+  const refuse = (name: string): false => {
+    const parentSchema = schema.properties?.[name] ?? {};
+    check.errors = [{ instancePath: `/${name}`, schemaPath: '', keyword: 'type', params: { type: String(parentSchema.type ?? 'number') }, parentSchema }];
+    return false;
+  };
   const check = ((data: unknown) => {
+    if (typeof data === 'object' && data !== null) {
+      for (const [name, value] of Object.entries(data)) {
+        const type = schema.properties?.[name]?.type;
+        if (typeof value === 'string' && (type === 'integer' || type === 'number') && !DECIMAL[type].test(value)) return refuse(name);
+      }
+    }
     if (!validate(data)) {
       check.errors = validate.errors;
       return false;
     }
     if (typeof data !== 'object' || data === null) return true;
-    for (const [name, value] of Object.entries(data)) {
-      if (typeof value !== 'number' || Number.isFinite(value)) continue;
-      const parentSchema = schema.properties?.[name] ?? {};
-      check.errors = [{ instancePath: `/${name}`, schemaPath: '', keyword: 'type', params: { type: String(parentSchema.type ?? 'number') }, parentSchema }];
-      return false;
-    }
+    for (const [name, value] of Object.entries(data)) if (typeof value === 'number' && !Number.isFinite(value)) return refuse(name);
     return true;
   }) as ValidateFunction;
   return check;
@@ -52,7 +62,7 @@ export function schemaCompilers(): FastifySchemaCompiler<any> {
     let validate = validators[kind].get(schema);
     if (!validate) {
       const checked = withoutDocOnly(schema) as object;
-      validate = kind === 'body' ? bodyAjv.compile(checked) : finiteCoercion(textAjv.compile(checked), checked as ObjectSchema);
+      validate = kind === 'body' ? bodyAjv.compile(checked) : strictNumbers(textAjv.compile(checked), checked as ObjectSchema);
       validators[kind].set(schema, validate);
     }
     return validate;

@@ -87,7 +87,7 @@ for (const engine of ENGINES) {
       assert.equal((await h.post('/v0/collections/people/items/search', { filter })).status, 200);
     });
 
-    it('limit=Infinity, -Infinity, NaN and 1e999 are a 400 naming limit on every list and search', async () => {
+    it('limit=Infinity, -Infinity, NaN and 1e999 — and, bug: 0x5, +5, 1e1 and " 5", which read as numbers — are a 400 naming limit on every list and search', async () => {
       const doc = (await h.get('/openapi.json', { key: null })).body;
       const lists = Object.entries(doc.paths as Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>)
         .flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })))
@@ -95,11 +95,12 @@ for (const engine of ENGINES) {
       assert.ok(lists.length >= 10, `found only ${lists.length} operations with a limit`);
       for (const { path, method } of lists) {
         const url = path.replace('{collection_id}', 'people').replace(/\{[^}]+\}/g, 'x');
-        for (const limit of ['Infinity', '-Infinity', 'NaN', '1e999']) {
+        for (const limit of ['Infinity', '-Infinity', 'NaN', '1e999', '0x5', '%2B5', '1e1', '%205', '5.0']) {
           const res = await h.request(method.toUpperCase(), `${url}?limit=${limit}`, method === 'post' ? { body: {} } : {});
           expectError(res, 400, { parameter: 'limit' });
         }
       }
+      assert.equal((await h.get('/v0/collections/people/items?limit=05')).status, 200);
     });
 
     it('more sort keys than the limit are refused before any query runs', async () => {
