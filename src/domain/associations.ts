@@ -58,7 +58,7 @@ export async function checkItemAssociations(
     }
     if (input.type !== 'item') {
       const accepted = calls ? 'items ({"type": "item", "id": …}), calls ({"type": "call", "id": …}) and meetings ({"type": "meeting", "id": …})' : 'items ({"type": "item", "id": …})';
-      throw invalidAt(`/associations/${i}/type`, `no ${input.type} has id "${input.id}"; ${what} can be associated with ${accepted}`);
+      throw invalidAt(`/associations/${i}/type`, `${what} cannot be associated with a ${JSON.stringify(input.type)}; they can be associated with ${accepted}`);
     }
     const item = items.get(input.id);
     if (!item) throw invalidAt(`/associations/${i}/id`, `no item has id "${input.id}"`);

@@ -52,6 +52,9 @@ export async function createField(
         if (input.reverse_field_name !== undefined) {
           if (input.relation_type !== 'two_way') throw invalidAt('/reverse_field_name', 'reverse_field_name applies only to two_way relations');
           config.reverseFieldName = checkFieldName(input.reverse_field_name);
+        } else if (input.relation_type === 'two_way') {
+          // The name the reverse fields get, kept so the field shows it as when it was sent.
+          config.reverseFieldName = collection.name;
         }
         break;
     }

@@ -35,8 +35,8 @@ export async function stageFunnel(store: Store, orgId: string, name: string, inp
     if (!funnel) throw invalidAt('/funnel/id', `no funnel has id "${input.funnel.id}"`);
     return funnel;
   }
-  if (input.stages === undefined) {
-    throw invalidAt('/stages', 'a stage field needs stages [{"name", "step_type"}] or a funnel {"type": "funnel", "id"}');
+  if (input.stages === undefined || input.stages.length === 0) {
+    throw invalidAt('/stages', 'a stage field needs stages [{"name", "step_type"}, …] or a funnel {"type": "funnel", "id"}');
   }
   try {
     return await createFunnel(store, orgId, { name, steps: input.stages }, clock);

@@ -40,7 +40,6 @@ const DEFAULT_STEP_COLORS: Record<StepType, string> = { active: 'blue', success:
  * the others are new; steps not mentioned are dropped. `pointer` locates the array in the body.
  */
 export function buildSteps(inputs: StepInput[], pointer: string, current: FunnelStep[] = []): FunnelStep[] {
-  if (inputs.length === 0) throw invalidAt(pointer, `${pointer.slice(1)} must hold at least one step`);
   const seen = new Set<string>();
   return inputs.map((input, i) => {
     const name = input.name.trim();

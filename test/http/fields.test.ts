@@ -507,6 +507,9 @@ for (const engine of ENGINES) {
         relation_type: 'two_way',
         allowed_collections: [{ type: 'collection', ref: 'people' }, { type: 'collection', ref: 'leads' }],
       });
+      // Without reverse_field_name the reverse fields are named after the source collection, and the field says so.
+      assert.equal(field.reverse_field_name, leads.name);
+      assert.equal((await h.get(`/v0/collections/people/fields/${field.reverse_fields[0].id}`)).body.name, leads.name);
       const [onPeople, onLeads] = field.reverse_fields;
       assert.equal((await h.get(`/v0/collections/people/fields/${onPeople.id}`)).status, 200);
       const res = await h.delete(`/v0/collections/leads/fields/${field.id}`);

@@ -45,6 +45,16 @@ for (const engine of ENGINES) {
       assert.equal(new Set(res.body.steps.map((s: any) => s.id)).size, 4);
     });
 
+    it('creates a funnel without steps whether steps is omitted or [] (steps are optional, with no minimum)', async () => {
+      for (const body of [{ name: 'Empty A' }, { name: 'Empty B', steps: [] }]) {
+        const res = await h.post('/v0/funnels', body);
+        assert.equal(res.status, 201, res.text);
+        assert.deepEqual(res.body.steps, []);
+        // The list tests below count this suite's funnels.
+        assert.equal((await h.delete(`/v0/funnels/${res.body.id}`)).status, 204);
+      }
+    });
+
     it('gives steps without a colour the default colour of their step type', async () => {
       const res = await h.post('/v0/funnels', {
         name: 'Defaults',
@@ -194,6 +204,14 @@ for (const engine of ENGINES) {
       const funnel = await create();
       const res = await h.patch(`/v0/funnels/${funnel.id}`, { name: 'Only the name' });
       assert.deepEqual(res.body.steps, funnel.steps);
+    });
+
+    it('steps [] removes every step', async () => {
+      const funnel = await create();
+      const res = await h.patch(`/v0/funnels/${funnel.id}`, { steps: [] });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body.steps, []);
+      assert.deepEqual((await h.get(`/v0/funnels/${funnel.id}`)).body.steps, []);
     });
 
     it('rejects a step id that is not a step of the funnel, changing nothing', async () => {

@@ -113,7 +113,7 @@ for (const engine of ENGINES) {
         await h.post('/v0/notes', { body: { markdown: 'x' }, associations: [{ type: 'item', id: ada.id }, { type: 'meeting', id: UNKNOWN_ID }] }),
         '/associations/1/id',
       );
-      assertInvalid(await h.post('/v0/notes', { body: { markdown: 'x' }, associations: [{ type: 'file', id: UNKNOWN_ID }] }), '/associations/0/type');
+      assert.match(assertInvalid(await h.post('/v0/notes', { body: { markdown: 'x' }, associations: [{ type: 'file', id: UNKNOWN_ID }] }), '/associations/0/type'), /notes cannot be associated with a "file"; they can be associated with items/);
     });
 
     it("another organization's item → 422, and their key cannot associate ours either", async () => {
