@@ -41,7 +41,7 @@ describe('tycho import and tycho export', () => {
     writeFileSync(join(dir, 'bad.csv'), 'name,email\nFine,fine@example.com\nBroken,not-an-email\n');
     const result = await tycho(['import', join(dir, 'bad.csv'), '--collection', 'people'], env);
     assert.equal(result.code, 3, result.stderr);
-    assert.match(result.stderr, /^line 3: 422 validation_failed: \/values\/email\/0 .+$/m);
+    assert.match(result.stderr, /^line 3: 422 validation_failed: \/values\/email email .+$/m);
     assert.match(result.stderr, /1 created, 0 updated, 1 rejected/);
   });
 
