@@ -85,8 +85,8 @@ export async function acceptProgramMessage(store: Store, principal: Principal, i
     // The recipient is found (or created) in People: like any item write, under the schema lock shared, whose
     // tag read travels with the template's lookup.
     await tx.lockSchema(principal.orgId, 'shared');
-    const template = await tx.programTemplates.find(principal.orgId, input.program_template_id);
-    if (!template) throw invalidAt('/program_template_id', `program_template_id "${input.program_template_id}" names no program template of this organization`);
+    // An unknown template is a 404 (the reference's status matrix), as its own path would be.
+    const template = await orNotFound(tx.programTemplates.find(principal.orgId, input.program_template_id));
     const program = await tx.programs.find(principal.orgId, template.programId);
     if (!program || program.status !== 'published' || program.trigger !== 'api') {
       throw invalidAt(

@@ -99,7 +99,8 @@ for (const engine of ENGINES) {
       assert.match(detail, /^person\.email must be an email address such as "jane@example\.com", got "not an address"$/);
       assert.doesNotMatch(assertInvalid(await send({ person: { email: ' ' }, program_template_id: template.id }), '/person/email'), /value\/email|clear/);
       assertInvalid(await send({ person: { email: 'a@example.com' } }), '/program_template_id');
-      assertInvalid(await send({ person: { email: 'a@example.com' }, program_template_id: 'nope' }), '/program_template_id');
+      // An unknown template, or another organization's, is a 404 (the reference's status matrix).
+      assertBareNotFound(await send({ person: { email: 'a@example.com' }, program_template_id: 'nope' }));
       for (const change of [{ status: 'draft' }, { status: 'paused' }, { status: 'published', trigger: 'broadcast' }]) {
         const p = await makeProgram(h, change);
         const t = await makeTemplate(h, p.id);
@@ -107,7 +108,7 @@ for (const engine of ENGINES) {
         assert.match(detail, /published with trigger "api"/);
       }
       const { key } = await h.newOrg();
-      assertInvalid(await send({ person: { email: 'a@example.com' }, program_template_id: template.id }, key), '/program_template_id');
+      assertBareNotFound(await send({ person: { email: 'a@example.com' }, program_template_id: template.id }, key));
     });
 
     it('shields an unsubscribed recipient with reason email_on_unsubscribe_list and sends nothing', async () => {
