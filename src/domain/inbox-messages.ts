@@ -85,10 +85,9 @@ export interface DraftInput {
 
 export type DraftPatch = Partial<Omit<DraftInput, 'inbox_id' | 'conversation_id'>> & { lock_version: number };
 
-function markdownOf(body: BodyInput, pointer = '/body'): string {
-  const markdown = typeof body === 'string' ? body : body.markdown;
-  if (typeof markdown !== 'string') throw invalidAt(pointer, 'body needs markdown text, e.g. {"markdown": "Hello"}');
-  return markdown;
+/** A draft's text; `{}` is an empty body (FormattedText's `markdown` is optional). */
+function markdownOf(body: BodyInput): string {
+  return typeof body === 'string' ? body : (body.markdown ?? '');
 }
 
 /** The people item holding the email and the organization item holding its domain, when they exist. */

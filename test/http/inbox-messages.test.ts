@@ -119,6 +119,8 @@ for (const engine of ENGINES) {
       const m = await draft(h, { inbox_id: inboxId, body: 'Just text' });
       assert.deepEqual(m.body, { markdown: 'Just text' });
       assert.deepEqual(m.addresses.map((a: any) => a.role), ['from']);
+      // FormattedText's markdown is optional: {} is an empty body.
+      assert.deepEqual((await draft(h, { inbox_id: inboxId, body: {} })).body, { markdown: '' });
     });
 
     it('an unknown inbox → 422 at /inbox_id', async () => {

@@ -6,7 +6,7 @@ import { CollectionPointer, exampleOf, Timestamp } from './common.ts';
 
 const ItemPointer = Type.Object({ id: Type.String(), type: Type.Literal('item'), collection: CollectionPointer });
 const Recipient = Type.Object({ email: Type.String(), name: Type.Optional(Type.String()) });
-const Body = Type.Union([Type.String(), Type.Object({ markdown: Type.String() })], { errorMessage: 'must be {"markdown": "…"} (or the text itself)' });
+const Body = Type.Union([Type.String(), Type.Object({ markdown: Type.Optional(Type.String()) })], { errorMessage: 'must be {"markdown": "…"} (or the text itself)' });
 
 export const CreateDraftBody = Type.Object(
   {
