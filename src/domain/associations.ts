@@ -40,10 +40,7 @@ export async function checkItemAssociations(
   const callIds = new Set(calls ? (await store.calls.findMany(orgId, inputs.filter((a) => a.type === 'call').map((a) => a.id))).map((c) => c.id) : []);
   // Meetings are never deleted either.
   const meetingIds = new Set(calls ? (await store.meetings.findMany(orgId, inputs.filter((a) => a.type === 'meeting').map((a) => a.id))).map((m) => m.id) : []);
-  const ids = inputs.filter((a) => a.type === 'item').map((a) => a.id);
-  // Held shared until the write commits: the items cannot be deleted (dropping their links) in between.
-  const items = new Map((await store.items.findMany(orgId, ids, 'shared')).map((i) => [i.id, i]));
-  const collections = new Map((await store.collections.findMany(orgId, [...new Set([...items.values()].map((i) => i.collectionId))])).map((c) => [c.id, c]));
+  const items = await itemPointers(store, orgId, inputs.filter((a) => a.type === 'item').map((a) => a.id));
   const result: Association[] = [];
   for (const [i, input] of inputs.entries()) {
     if (calls && input.type === 'call') {
@@ -62,10 +59,24 @@ export async function checkItemAssociations(
     }
     const item = items.get(input.id);
     if (!item) throw invalidAt(`/associations/${i}/id`, `no item has id "${input.id}"`);
-    const collection = collections.get(item.collectionId)!;
-    if (!result.some((r) => r.id === item.id)) result.push({ id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } });
+    if (!result.some((r) => r.id === item.id)) result.push(item);
   }
   return result;
+}
+
+/**
+ * Pointers (with their collection) to those of `ids` that are items of the organization, held shared until
+ * the write commits: the items cannot be deleted (dropping their links) in between.
+ */
+export async function itemPointers(store: Store, orgId: string, ids: string[]): Promise<Map<string, ItemAssociation>> {
+  const items = await store.items.findMany(orgId, ids, 'shared');
+  const collections = new Map((await store.collections.findMany(orgId, [...new Set(items.map((i) => i.collectionId))])).map((c) => [c.id, c]));
+  return new Map(
+    items.map((item) => {
+      const collection = collections.get(item.collectionId)!;
+      return [item.id, { id: item.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } }];
+    }),
+  );
 }
 
 /** The role of associations among an entity's links. */

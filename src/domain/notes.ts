@@ -3,9 +3,9 @@
 import { AppError, invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
-import { recordWrite } from './activity.ts';
+import { constituent, recordActivity, recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
-import { ASSOCIATION, checkItemAssociations, itemLinkTargets, withItemAssociations, type Association } from './associations.ts';
+import { ASSOCIATION, checkItemAssociations, itemLinkTargets, itemPointers, withItemAssociations, type Association } from './associations.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
 import { recordLock } from './locks.ts';
@@ -30,6 +30,23 @@ export interface NoteInput {
 }
 
 const BODY_MAX = 1_000_000;
+/** Distinct items one note records mentions of at most (a bound on what its creation writes). */
+const MAX_MENTIONS = 100;
+
+/**
+ * Ids a note mentions: Markdown links whose destination ends in an id, the way editors write a mention
+ * (`[@Ada Lovelace](https://app.example.com/people/1CLJt2v5…)`, `[Ada](item:1CLJt2v5…)`). Which of them are
+ * items is for the store to say.
+ */
+export function mentionedIds(markdown: string): string[] {
+  const ids = new Set<string>();
+  for (const [, destination] of markdown.matchAll(/\]\(\s*<?([^\s()<>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+    const id = /(?:^|[/:=#])([1-9A-HJ-NP-Za-km-z]{22})\/?$/.exec(destination!)?.[1];
+    if (id) ids.add(id);
+    if (ids.size === MAX_MENTIONS) break;
+  }
+  return [...ids];
+}
 
 /** "# A note title\n…" → "A note title"; no leading heading → null. */
 export function titleOf(markdown: string): string | null {
@@ -64,6 +81,10 @@ export async function createNote(store: Store, principal: Principal, input: Note
     await tx.notes.insert(note);
     await tx.links.replace(note.orgId, 'note', note.id, ASSOCIATION, itemLinkTargets(note.associations));
     await recordWrite(tx, principal, 'activity/note_created', now, { id: note.id, type: 'note' }, note.associations);
+    // One item_mentioned per item the body links to (reference §5.17): the note is its object, the item its target.
+    for (const item of (await itemPointers(tx, note.orgId, mentionedIds(markdown))).values()) {
+      await recordActivity(tx, note.orgId, 'activity/item_mentioned', now, [constituent('object', { id: note.id, type: 'note' }), constituent('target', { ...item })]);
+    }
     return note;
   });
 }

@@ -161,6 +161,32 @@ for (const engine of ENGINES) {
       assert.deepEqual(activity.constituents.map((c: any) => c.relation), ['object']);
     });
 
+    it('records one activity/item_mentioned per item the body links to: object the note, target the item', async () => {
+      const n = await makeNote(h, {
+        body: {
+          markdown: `Met [@Ada](https://app.example.com/people/${ada.id}) and [Acme](item:${acme.id} "Acme"), [Ada again](<${ada.id}>); ` +
+            `not [a note](https://example.com/notes/${UNKNOWN_ID}), nor ${grace.id} outside a link, nor [text](https://example.com/x${grace.id}).`,
+        },
+      });
+      const mentions = await activitiesOf(h, 'note', n.id, '&type[eq]=activity/item_mentioned');
+      assert.deepEqual(
+        mentions.map((a) => a.constituents).sort((a, b) => a[1].entity.id.localeCompare(b[1].entity.id)),
+        [ada, acme]
+          .sort((a, b) => a.id.localeCompare(b.id))
+          .map((item) => [
+            { type: 'constituent', relation: 'object', entity: { id: n.id, type: 'note' } },
+            { type: 'constituent', relation: 'target', entity: { id: item.id, type: 'item', collection: item.id === ada.id ? people : companies } },
+          ]),
+      );
+      for (const a of mentions) assert.equal(a.occurred_at, n.created_at);
+      // Found from the mentioned item's side too.
+      assert.equal((await activitiesOf(h, 'item', ada.id, '&type[eq]=activity/item_mentioned')).filter((a) => mentions.some((m) => m.id === a.id)).length, 1);
+      // Another organization's item is no mention.
+      const other = await h.newOrg();
+      const theirs = await makeNote(h, { body: `[Ada](item:${ada.id})` }, other.key);
+      assert.deepEqual((await h.get(`/v0/activities?type[eq]=activity/item_mentioned&constituent_entity_type[eq]=note&constituent_entity_id[eq]=${theirs.id}`, { key: other.key })).body.data, []);
+    });
+
     it('a refused note records no activity and creates nothing', async () => {
       const count = async () => (await h.get('/v0/activities?limit=100&type[eq]=activity/note_created')).body.data.length;
       const notes = async () => (await h.get('/v0/notes?limit=100')).body.data.length;
