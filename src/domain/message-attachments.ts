@@ -73,9 +73,10 @@ export async function addAttachment(
 export async function removeAttachment(store: Store, blobs: BlobStore, orgId: string, messageId: string, id: string): Promise<void> {
   await store.transaction(async (tx) => {
     const message = await lockedMessage(tx, orgId, messageId);
+    // A sent message's attachments cannot be managed at all, whichever id is asked for (reference A.10).
+    if (!message.draft) throw new AppError('invalid_state', DRAFT_ONLY);
     const found = await tx.attachments.find(orgId, id);
     if (!found || found.messageId !== message.id) throw notFound();
-    if (!message.draft) throw new AppError('invalid_state', DRAFT_ONLY);
     await tx.attachments.delete(orgId, id);
     await blobs.delete(found.blobKey);
   });

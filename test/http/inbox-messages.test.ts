@@ -469,6 +469,8 @@ for (const engine of ENGINES) {
       assert422(await h.delete(`/v0/inbox_messages/${m.id}`));
       assert422(await postMultipart(h, `/v0/inbox_messages/${m.id}/attachments`, [filePart('b.txt', 'b')]), /attachments can only be managed on draft messages/);
       assert422(await h.delete(`/v0/inbox_messages/${m.id}/attachments/${a.id}`), /attachments can only be managed on draft messages/);
+      // Whichever attachment id is asked for: the message's state is what refuses it.
+      assert422(await h.delete(`/v0/inbox_messages/${m.id}/attachments/1ChFLYDsNehG6QDPrqx815`), /attachments can only be managed on draft messages/);
       const got = await h.get(`/v0/inbox_messages/${m.id}?include[]=attachments`);
       assert.equal(got.body.subject, 'Locked');
       assert.equal(got.body.draft, false);
