@@ -1,7 +1,26 @@
 // What the benchmarks measure outside Tycho's own answers: CPU time of processes (steadier than req/s on a
 // shared machine, where other work takes turns on the cores) and throw-away PostgreSQL databases.
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
+// @ts-expect-error: a plain JavaScript module of the command, without types
+import { serverEntry } from '../bin/server-entry.mjs';
+
+const ROOT = new URL('..', import.meta.url);
+
+/**
+ * The arguments after `node` that start `tycho serve` as `npm start` does (package.json's own script, so
+ * its Node flags apply to the benchmarks too), with the built server: from sources newer than dist/ it would
+ * run through the TypeScript loader, whose thread and transpiled code would be measured as Tycho's, so dist/
+ * is built first. `smoke` runs (inside `npm test`, beside tests that start servers) use what is there.
+ */
+export function serveArguments(smoke = false): string[] {
+  if (!smoke && serverEntry(ROOT).typescript) execFileSync('npm', ['run', 'build:server'], { cwd: ROOT, stdio: 'ignore' });
+  const start = (JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const [node, ...rest] = start.split(/\s+/);
+  if (node !== 'node' || !rest.includes('serve')) throw new Error(`package.json's start script should be "node … bin/tycho.mjs serve", not "${start}"`);
+  return rest;
+}
 
 /** CPU time (user + system, in ms) the processes have used so far; 0 for one that has gone. */
 export function cpuMs(pids: number[]): number {

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { openStore } from '../src/store/open-store.ts';
 import { parseDatabaseUrl } from '../src/config.ts';
-import { cpuMs, postgresDatabase, postgresPids } from './measure.ts';
+import { cpuMs, postgresDatabase, postgresPids, serveArguments } from './measure.ts';
 import { ensureOrganization } from '../src/domain/organizations.ts';
 import { ensureApiKey } from '../src/domain/api-keys.ts';
 import { buildDataset, personEmail, personName } from './dataset.ts';
@@ -219,7 +219,8 @@ async function main(): Promise<void> {
   const servers = [];
   // `--cpu-prof DIR`: each Tycho process writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : [];
-  for (let i = 0; i < processes; i++) servers.push(await start([...profile, 'bin/tycho.mjs', 'serve'], env, /listening on (http:\/\/\S+?) /));
+  const serve = serveArguments(smoke);
+  for (let i = 0; i < processes; i++) servers.push(await start([...profile, ...serve], env, /listening on (http:\/\/\S+?) /));
   const tycho = servers[0]!;
   const ceiling = await start(['--import', 'tsx', 'bench/ceiling.ts'], {}, /ceiling listening on (http:\/\/\S+)/);
   const ceilings = [ceiling];

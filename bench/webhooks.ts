@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { cpuMs, mainThreadCpuMs, postgresDatabase, postgresPids } from './measure.ts';
+import { cpuMs, mainThreadCpuMs, postgresDatabase, postgresPids, serveArguments } from './measure.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -42,7 +42,7 @@ function start(env: Record<string, string>): Promise<{ child: ChildProcess; url:
   return new Promise((resolve, reject) => {
     // `--cpu-prof DIR`: the server writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
     const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
-    const child = spawn(process.execPath, [...profile, 'bin/tycho.mjs', 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...profile, ...serveArguments()], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
