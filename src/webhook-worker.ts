@@ -9,7 +9,7 @@
 // rather than the one or two events committed since the last, and its fixed costs (the claim, the read, the
 // transaction that records it) are shared; the first event after a quiet spell still goes at once. Stopping
 // lets the attempts in flight finish (at most the 30 s timeout), sends nothing new and releases the endpoint
-// leases, so another process picks the rest up.
+// leases (kept from round to round otherwise: webhook-delivery.ts), so another process picks the rest up.
 import { hostname } from 'node:os';
 import { realClock, type Clock } from './domain/clock.ts';
 import { controlledClocks } from './domain/org-clock.ts';
@@ -79,6 +79,7 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
           signal: stopping.signal,
           ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
           ...(options.observer ? { observer: options.observer } : {}),
+          keepLeases: true,
         }),
       )
       .then((done) => done.more)
@@ -106,6 +107,8 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
       stopWaking();
       if (timer) clearTimeout(timer);
       await round;
+      // Kept between rounds: another process takes the endpoints over now rather than when the leases run out.
+      await store.webhookEndpoints.releaseLeases(owner).catch((error: unknown) => options.onError(error));
     },
   };
 }

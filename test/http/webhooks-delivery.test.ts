@@ -202,6 +202,44 @@ for (const engine of ENGINES) {
       for (const r of receivers.slice(1)) await r.close();
     });
 
+    it('keepLeases: a worker keeps an endpoint between rounds (no other can take it) and takes it back itself; releaseLeases hands it on', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      await person('Kept 1');
+      assert.equal((await deliver({ owner: 'keeper', keepLeases: true })).succeeded, 1);
+      await person('Kept 2');
+      // Another process cannot take the endpoint while the lease lives …
+      assert.equal((await deliver({ owner: 'other' })).attempts, 0);
+      // … its holder takes it back and sends.
+      assert.equal((await deliver({ owner: 'keeper', keepLeases: true })).succeeded, 1);
+      assert.equal(receiver.received.length, 2);
+      await person('Kept 3');
+      await h.store.webhookEndpoints.releaseLeases('keeper');
+      assert.equal((await deliver({ owner: 'other' })).succeeded, 1);
+      assert.equal(receiver.received.length, 3);
+      assert.equal(new Set(receiver.received.map((r) => r.id)).size, 3);
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
+    it('keepLeases: a kept lease running out is renewed before its round sends', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      let leaseNow = Date.now();
+      const leaseClock = () => new Date(leaseNow);
+      await person('Renewed 1');
+      assert.equal((await deliver({ owner: 'keeper', keepLeases: true, leaseClock })).succeeded, 1);
+      // 100 s later the kept lease (120 s) has less than half left: the round leases it again, so it does not
+      // run out under the round, and another process still cannot take it.
+      leaseNow += 100_000;
+      await person('Renewed 2');
+      assert.equal((await deliver({ owner: 'keeper', keepLeases: true, leaseClock })).succeeded, 1);
+      leaseNow += 100_000;
+      await person('Renewed 3');
+      assert.equal((await deliver({ owner: 'other', leaseClock })).attempts, 0);
+      // Past the lease, anyone may.
+      leaseNow += 121_000;
+      assert.equal((await deliver({ owner: 'other', leaseClock })).succeeded, 1);
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
     it('does not follow redirects: a 3xx is a failed attempt', async () => {
       const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
       receiver.answer = 302;

@@ -9,6 +9,8 @@ import { createHarness, ENGINES, type Harness } from '../helpers/harness.ts';
 import { makeItem, text } from '../helpers/items.ts';
 import { makeEndpoint, startReceiver, type Receiver } from '../helpers/webhooks.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/webhook-worker.ts';
+import { deliverDue } from '../../src/domain/webhook-delivery.ts';
+import { realClock } from '../../src/domain/clock.ts';
 import { httpWebhookSender } from '../../src/webhook-sender.ts';
 import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
 import { openStore } from '../../src/store/open-store.ts';
@@ -71,6 +73,13 @@ for (const engine of ENGINES) {
         assert.equal(receiver.received[i]!.body.item.id, item.id);
         assert.ok(receiver.received[i]!.verified);
       }
+      // The worker keeps the endpoint's lease from round to round, and hands it on when it stops: another
+      // process sends the next event at once, not when the lease would have run out.
+      await worker!.stop();
+      worker = undefined;
+      await person('After the stop');
+      assert.equal((await deliverDue(h.store, sender, { clock: realClock, owner: 'another process' })).succeeded, 1);
+      assert.equal(receiver.received.length, 4);
     });
 
     it('sends a re-sent event at once too', async () => {

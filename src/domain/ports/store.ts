@@ -301,6 +301,8 @@ export interface LeaseClaim {
   owner: string;
   leaseNow: string;
   leaseUntil: string;
+  /** A lease of `owner`'s lasting past this is taken back as it is; one running out sooner is renewed. */
+  keepUntil: string;
   limit: number;
 }
 
@@ -319,13 +321,16 @@ export interface WebhookEndpointRepo {
   /** Whether any organization has an enabled endpoint (so deliveries are to be expected). */
   anyEnabled(): Promise<boolean>;
   /**
-   * Leases up to `limit` enabled endpoints that have deliveries due and no live lease, and returns them. Rows
-   * another process is leasing at the same moment are skipped, never waited for.
+   * Leases up to `limit` enabled endpoints that have deliveries due and no live lease, and returns them, with
+   * the enabled endpoints that have deliveries due and a lease of `owner`'s lasting past `keepUntil` (taken
+   * back by a read: no write, so no commit). Rows another process is leasing at the same moment are skipped, never waited for.
    */
   claimDue(claim: LeaseClaim): Promise<WebhookEndpoint[]>;
   /** Extends `owner`'s lease; false when the lease was lost (expired and taken by another process). */
   renewLease(id: string, owner: string, leaseUntil: string): Promise<boolean>;
   releaseLease(id: string, owner: string): Promise<void>;
+  /** Ends every lease `owner` holds (a worker stopping). */
+  releaseLeases(owner: string): Promise<void>;
   /** Records the endpoint's failure state, and disables it when `disable` is set. */
   setHealth(id: string, failingSince: string | null, disable?: boolean): Promise<void>;
 }

@@ -107,8 +107,7 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
       return changedHere ? read() : cache.get(`${orgId}\u0000${eventType}`, read);
     },
     async claimDue(claim) {
-      // One statement: the endpoints of the earliest due deliveries (read from the due index alone), those of
-      // them enabled and free, leased. When nothing is due it changes no row and writes nothing.
+      // The endpoints of the earliest due deliveries (read from the due index alone).
       const candidates = db
         .selectFrom('webhook_deliveries as d')
         .select('d.endpoint_id')
@@ -116,14 +115,35 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
         .where(dueBy('d.org_id', 'd.next_attempt_at', claim.due))
         .orderBy('d.next_attempt_at')
         .limit(CLAIM_WINDOW);
+      // Those `owner` holds a lease on already that lasts past `keepUntil`: taken back with a read. The
+      // statement below leases only others, so the two never return the same endpoint.
+      const kept = await db
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('id', 'in', candidates)
+        .where('status', '=', 'enabled')
+        .where('lease_owner', '=', claim.owner)
+        .where('lease_until', '>', claim.keepUntil)
+        .orderBy('id')
+        .limit(claim.limit)
+        .execute();
+      if (kept.length === claim.limit) return kept.map(toEndpoint);
+      // Those enabled and free (or `owner`'s, running out), leased, in one statement; when nothing is due it
+      // changes no row and writes nothing.
       let free = db
         .selectFrom('webhook_endpoints')
         .select('id')
         .where('id', 'in', candidates)
         .where('status', '=', 'enabled')
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', claim.leaseNow)]))
+        .where((eb) =>
+          eb.or([
+            eb('lease_until', 'is', null),
+            eb('lease_until', '<=', claim.leaseNow),
+            eb.and([eb('lease_owner', '=', claim.owner), eb('lease_until', '<=', claim.keepUntil)]),
+          ]),
+        )
         .orderBy('id')
-        .limit(claim.limit);
+        .limit(claim.limit - kept.length);
       if (skipLocked) free = free.forUpdate().skipLocked();
       const rows = await db
         .updateTable('webhook_endpoints')
@@ -131,7 +151,7 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
         .where('id', 'in', free)
         .returningAll()
         .execute();
-      return rows.map(toEndpoint);
+      return [...kept, ...rows].map(toEndpoint);
     },
     async renewLease(id, owner, leaseUntil) {
       const result = await db.updateTable('webhook_endpoints').set({ lease_until: leaseUntil }).where('id', '=', id).where('lease_owner', '=', owner).executeTakeFirst();
@@ -139,6 +159,9 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
     },
     async releaseLease(id, owner) {
       await db.updateTable('webhook_endpoints').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+    },
+    async releaseLeases(owner) {
+      await db.updateTable('webhook_endpoints').set({ lease_owner: null, lease_until: null }).where('lease_owner', '=', owner).execute();
     },
     async setHealth(id, failingSince, disable = false) {
       await db
