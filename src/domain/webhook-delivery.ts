@@ -198,9 +198,9 @@ async function send(sender: WebhookSender, endpoint: WebhookEndpoint, delivery: 
 
 /**
  * Records a round's attempts with the deliveries' and the endpoint's new state, and releases (or, with
- * `keepLeases`, renews) the endpoint's lease, in one transaction (one commit for a whole batch). A crash between sending and recording sends those
- * events again later: at least once, with the same `webhook-id`. A delivery re-sent meanwhile keeps the
- * re-send's state (the attempt is still logged).
+ * `keepLeases`, renews) the endpoint's lease, in one transaction (one commit for a whole batch). A crash
+ * between sending and recording sends those events again later: at least once, with the same `webhook-id`. A
+ * delivery re-sent meanwhile keeps the re-send's state (the attempt is still logged).
  */
 async function record(store: Store, endpoint: WebhookEndpoint, owner: string, sent: Sent[], options: DeliverOptions, leaseUntil: () => string): Promise<void> {
   const outcomes: AttemptOutcome[] = [];

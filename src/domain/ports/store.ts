@@ -323,7 +323,8 @@ export interface WebhookEndpointRepo {
   /**
    * Leases up to `limit` enabled endpoints that have deliveries due and no live lease, and returns them, with
    * the enabled endpoints that have deliveries due and a lease of `owner`'s lasting past `keepUntil` (taken
-   * back by a read: no write, so no commit). Rows another process is leasing at the same moment are skipped, never waited for.
+   * back by a read: no write, so no commit). Rows another process is leasing at the same moment are skipped,
+   * never waited for.
    */
   claimDue(claim: LeaseClaim): Promise<WebhookEndpoint[]>;
   /** Extends `owner`'s lease; false when the lease was lost (expired and taken by another process). */
