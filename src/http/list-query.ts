@@ -1,8 +1,7 @@
 // Query-string pieces the list endpoints share: filter operators (`x[eq]`, `x[in][]`…, anything else refused),
-// id filters in every SDK spelling, `include[]` checking, and the
-// reading of nested filters that releases 0.1.0-alpha.3 to alpha.9 of the Ruby SDK sent as one printed Ruby
-// hash (`filter={:inbox_id=>{:eq=>"1C…"}}`, or `filter={inbox_id: {eq: "1C…"}}` on Ruby 3.4) instead of in
-// bracket form.
+// id filters in every SDK spelling, `include[]` checking, and the reading of nested filters that releases
+// 0.1.0-alpha.3 to alpha.9 of the Ruby SDK sent as one printed Ruby hash (`filter={:inbox_id=>{:eq=>"1C…"}}`,
+// or `filter={inbox_id: {eq: "1C…"}}` on Ruby 3.4) instead of in bracket form.
 import type { FastifyRequest } from 'fastify';
 import { Type, type TProperties } from 'typebox';
 import { badParameter } from '../domain/errors.ts';
