@@ -74,6 +74,26 @@ for (const engine of ENGINES) {
       await h.delete(`/v0/webhook_endpoints/${ep.id}`);
     });
 
+    it('a note mentioning an item sends activity/item_mentioned with the mentioned item, no author (a key is no person) and the note', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_mentioned']);
+      const item = await person('Mentioned');
+      const note = await h.post('/v0/notes', { body: { markdown: `Spoke to [@Mentioned](https://app.example.com/people/${item.id})` } });
+      assert.equal(note.status, 201, note.text);
+      assert.equal((await deliver()).succeeded, 1);
+      const [got] = receiver.received;
+      assert.ok(got!.verified);
+      const activity = (await h.get(`/v0/activities?type[eq]=activity/item_mentioned&constituent_entity_type[eq]=note&constituent_entity_id[eq]=${note.body.id}`)).body.data[0];
+      assert.deepEqual(got!.body, {
+        id: activity.id,
+        type: 'activity/item_mentioned',
+        occurred_at: activity.occurred_at,
+        item: { id: item.id, type: 'item', collection: item.collection },
+        author: null,
+        note: { id: note.body.id, type: 'note' },
+      });
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
     it('sends nothing for unsubscribed types, disabled endpoints and rolled-back writes', async () => {
       const ep = await makeEndpoint(h, receiver, ['activity/note_created', 'activity/item_created']);
       await h.patch(`/v0/webhook_endpoints/${ep.id}`, { subscriptions: [{ event_type: 'activity/note_created' }] });
