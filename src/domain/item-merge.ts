@@ -48,7 +48,7 @@ function combine(fields: Field[], source: Item, destination: Item): { values: It
       if (next.length === existing.length) continue;
     } else continue;
     values[field.id] = next;
-    changes.push({ field, values: next, pointer: '/source', labels: next.map(() => field.ref) });
+    changes.push({ field, values: next, pointer: '/source' });
   }
   // The destination's own relations to the source go too.
   for (const field of fields) {
@@ -59,7 +59,7 @@ function combine(fields: Field[], source: Item, destination: Item): { values: It
     else delete values[field.id];
     const change = changes.find((c) => c.field.id === field.id);
     if (change) change.values = kept;
-    else changes.push({ field, values: kept, pointer: '/source', labels: kept.map(() => field.ref) });
+    else changes.push({ field, values: kept, pointer: '/source' });
   }
   return { values, changes };
 }

@@ -5,7 +5,7 @@
 import { invalidAt } from './errors.ts';
 import { indexEntries, type Item } from './items.ts';
 import type { Field } from './fields.ts';
-import type { FieldChange } from './item-values.ts';
+import { valueLabel, type FieldChange } from './item-values.ts';
 import type { Store } from './ports/store.ts';
 import { storedWireOf } from './item-wire.ts';
 
@@ -37,10 +37,10 @@ export async function resolveRelationTargets(store: Store, orgId: string, change
     const allowed = change.field.config.allowedCollectionIds ?? [];
     change.values = change.values!.map((stored, i) => {
       const target = targets.get(idOf(stored));
-      if (!target) throw invalidAt(change.pointer, `${change.labels[i] ?? change.field.ref} points at item "${idOf(stored)}", which does not exist`);
+      if (!target) throw invalidAt(change.pointer, `${valueLabel(change, i)} points at item "${idOf(stored)}", which does not exist`);
       const collection = collections.get(target.collectionId)!;
       if (!allowed.includes(target.collectionId)) {
-        throw invalidAt(change.pointer, `${change.labels[i] ?? change.field.ref} cannot point at item "${target.id}" of collection ${collection.ref}; the field allows only its allowed_collections`);
+        throw invalidAt(change.pointer, `${valueLabel(change, i)} cannot point at item "${target.id}" of collection ${collection.ref}; the field allows only its allowed_collections`);
       }
       return { id: target.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } };
     });

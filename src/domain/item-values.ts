@@ -13,9 +13,10 @@ export interface FieldChange {
   values: unknown[] | null;
   /** Where the field sits in the body: an error about any of its values points here, as the hosted API's do. */
   pointer: string;
-  /** How an error detail names each value: the ref, or `ref[i]` when several were sent. */
-  labels: string[];
 }
+
+/** How an error detail names value `i` of a change: the ref, or `ref[i]` when it holds several. */
+export const valueLabel = ({ field, values }: FieldChange, i: number): string => ((values?.length ?? 0) > 1 ? `${field.ref}[${i}]` : field.ref);
 
 export type OneStrategy = 'replace' | 'preserve';
 export type ManyStrategy = 'replace' | 'preserve' | 'merge';
@@ -47,7 +48,7 @@ export function parseValueMap(schema: CollectionSchema, input: Record<string, un
     const field = schema.byRef.get(key) ?? schema.byId.get(key);
     if (!field) throw invalidAt(pointer, `${schema.collection.ref} has no field "${key}"; use a field ref such as ${writableRefs(schema)}`);
     if (field.readonly) throw invalidAt(pointer, `${field.ref} is readonly and set by the service`);
-    if (raw === null) return { field, values: null, pointer, labels: [] };
+    if (raw === null) return { field, values: null, pointer };
     const list = Array.isArray(raw) ? raw : [raw];
     if (list.length > MAX_VALUES_PER_FIELD) {
       throw invalidAt(pointer, `${field.ref} takes at most ${MAX_VALUES_PER_FIELD} values in one request, got ${list.length}`);
@@ -55,16 +56,15 @@ export function parseValueMap(schema: CollectionSchema, input: Record<string, un
     if (!toMatch && field.cardinality === 'one' && list.length > 1) {
       throw invalidAt(pointer, `${field.ref} holds one value (cardinality "one"), got ${list.length}`);
     }
-    const labels = list.map((_, i) => (list.length > 1 ? `${field.ref}[${i}]` : field.ref));
     const values = list.map((value, i) => {
       try {
         return parseValue(value, valueContext(schema, field));
       } catch (error) {
-        if (error instanceof ValueProblem) throw invalidAt(pointer, `${labels[i]} ${error.detail}`);
+        if (error instanceof ValueProblem) throw invalidAt(pointer, `${valueLabel({ field, values: list, pointer }, i)} ${error.detail}`);
         throw error;
       }
     });
-    return { field, values: values.length === 0 ? null : values, pointer, labels };
+    return { field, values: values.length === 0 ? null : values, pointer };
   });
 }
 
@@ -106,7 +106,7 @@ export function defaultChanges(schema: CollectionSchema, changes: FieldChange[],
       if (d.placeholder === 'current_datetime') return [now];
       return memberId ? [{ id: memberId, type: 'item' }] : [];
     });
-    return values.length > 0 ? [{ field, values, pointer: `/values/${escapePointer(field.ref)}`, labels: values.map(() => field.ref) }] : [];
+    return values.length > 0 ? [{ field, values, pointer: `/values/${escapePointer(field.ref)}` }] : [];
   });
 }
 
