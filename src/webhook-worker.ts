@@ -16,7 +16,7 @@ import { controlledClocks } from './domain/org-clock.ts';
 import { newId } from './domain/ids.ts';
 import type { Store } from './domain/ports/store.ts';
 import type { WebhookSender } from './domain/ports/webhook-sender.ts';
-import { deliverDue, type DeliveryObserver } from './domain/webhook-delivery.ts';
+import { deliverDue, type DeliveryObserver, type Recorder } from './domain/webhook-delivery.ts';
 
 /** The pause between idle rounds, when nothing wakes the worker: one cheap indexed read. */
 export const IDLE_POLL_MS = 100;
@@ -43,6 +43,8 @@ export interface WorkerOptions {
   /** Requests in flight at once. */
   concurrency?: number;
   observer?: DeliveryObserver;
+  /** Who writes each round's record: `store`, by default. */
+  recorder?: Recorder;
   onError(error: unknown): void;
 }
 
@@ -79,6 +81,7 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
           signal: stopping.signal,
           ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
           ...(options.observer ? { observer: options.observer } : {}),
+          ...(options.recorder ? { recorder: options.recorder } : {}),
           keepLeases: true,
         }),
       )

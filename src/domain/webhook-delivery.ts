@@ -100,6 +100,8 @@ export interface DeliverOptions extends DueScope {
    * `owner` takes the endpoint back without a write (`releaseLeases` ends them all, when the worker stops).
    */
   keepLeases?: boolean;
+  /** Who writes each round's record: this store, by default. */
+  recorder?: Recorder;
 }
 
 export interface DeliveryRound {
@@ -197,42 +199,70 @@ async function send(sender: WebhookSender, endpoint: WebhookEndpoint, delivery: 
 }
 
 /**
- * Records a round's attempts with the deliveries' and the endpoint's new state, and releases (or, with
- * `keepLeases`, renews) the endpoint's lease, in one transaction (one commit for a whole batch). A crash
- * between sending and recording sends those events again later: at least once, with the same `webhook-id`. A
- * delivery re-sent meanwhile keeps the re-send's state (the attempt is still logged).
+ * What recording a round writes, in one transaction (one commit for a whole batch): its attempts, the
+ * deliveries' and the endpoint's new state, and the end (or, with `keepLeases`, the renewal) of the endpoint's
+ * lease. Plain data, so that another thread can write it (`Recorder`).
+ */
+export interface RoundRecord {
+  endpointId: string;
+  owner: string;
+  attempts: WebhookAttempt[];
+  outcomes: AttemptRecord[];
+  /** The endpoint's health, when the round changed it. */
+  health?: { failingSince: string | null; disable: boolean };
+  /** Until when the lease is renewed; null: it is released. */
+  leaseUntil: string | null;
+}
+
+/** Writes a round's record: `writeRound` on the delivering store unless another writer is named. */
+export type Recorder = (record: RoundRecord) => Promise<void>;
+
+/**
+ * Records a round. A crash between sending and recording sends those events again later: at least once, with
+ * the same `webhook-id`. A delivery re-sent meanwhile keeps the re-send's state (the attempt is still logged).
  */
 async function record(store: Store, endpoint: WebhookEndpoint, owner: string, sent: Sent[], options: DeliverOptions, leaseUntil: () => string): Promise<void> {
+  let failingSince = endpoint.failingSince;
+  let disable = false;
   const outcomes: AttemptOutcome[] = [];
-  await store.transaction(async (tx) => {
-    let failingSince = endpoint.failingSince;
-    let disable = false;
-    await tx.webhookDeliveries.insertAttempts(
-      sent.map(({ delivery, eventType, startedAt, result }) => ({
-        id: newId(),
-        orgId: delivery.orgId,
-        endpointId: endpoint.id,
-        deliveryId: delivery.id,
-        activityId: delivery.activityId,
-        eventType,
-        attemptedAt: startedAt.toISOString(),
-        ...result,
-      })),
-    );
-    const saved: AttemptRecord[] = sent.map(({ delivery, startedAt, ok }) => {
-      const at = startedAt.toISOString();
-      const next = ok ? null : nextAttemptAt(startedAt, delivery.attempts + 1, options.random);
-      outcomes.push(ok ? 'succeeded' : next === null ? 'failed' : 'retrying');
-      failingSince = ok ? null : (failingSince ?? at);
-      disable ||= failingSince !== null && startedAt.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS;
-      return { delivery, status: ok ? 'succeeded' : next === null ? 'failed' : 'pending', nextAttemptAt: next, attemptedAt: at };
-    });
-    await tx.webhookDeliveries.saveOutcomes(saved);
-    if (failingSince !== endpoint.failingSince || disable) await tx.webhookEndpoints.setHealth(endpoint.id, failingSince, disable);
-    if (options.keepLeases) await tx.webhookEndpoints.renewLease(endpoint.id, owner, leaseUntil());
-    else await tx.webhookEndpoints.releaseLease(endpoint.id, owner);
+  const saved: AttemptRecord[] = sent.map(({ delivery, startedAt, ok }) => {
+    const at = startedAt.toISOString();
+    const next = ok ? null : nextAttemptAt(startedAt, delivery.attempts + 1, options.random);
+    outcomes.push(ok ? 'succeeded' : next === null ? 'failed' : 'retrying');
+    failingSince = ok ? null : (failingSince ?? at);
+    disable ||= failingSince !== null && startedAt.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS;
+    return { delivery, status: ok ? 'succeeded' : next === null ? 'failed' : 'pending', nextAttemptAt: next, attemptedAt: at };
   });
+  const round: RoundRecord = {
+    endpointId: endpoint.id,
+    owner,
+    attempts: sent.map(({ delivery, eventType, startedAt, result }) => ({
+      id: newId(),
+      orgId: delivery.orgId,
+      endpointId: endpoint.id,
+      deliveryId: delivery.id,
+      activityId: delivery.activityId,
+      eventType,
+      attemptedAt: startedAt.toISOString(),
+      ...result,
+    })),
+    outcomes: saved,
+    ...(failingSince !== endpoint.failingSince || disable ? { health: { failingSince, disable } } : {}),
+    leaseUntil: options.keepLeases ? leaseUntil() : null,
+  };
+  await (options.recorder ?? ((r: RoundRecord) => writeRound(store, r)))(round);
   sent.forEach(({ result }, i) => options.observer?.attempted(outcomes[i]!, result.latencyMs / 1000));
+}
+
+/** Writes what `record` decided, in one transaction. */
+export async function writeRound(store: Store, round: RoundRecord): Promise<void> {
+  await store.transaction(async (tx) => {
+    await tx.webhookDeliveries.insertAttempts(round.attempts);
+    await tx.webhookDeliveries.saveOutcomes(round.outcomes);
+    if (round.health) await tx.webhookEndpoints.setHealth(round.endpointId, round.health.failingSince, round.health.disable);
+    if (round.leaseUntil !== null) await tx.webhookEndpoints.renewLease(round.endpointId, round.owner, round.leaseUntil);
+    else await tx.webhookEndpoints.releaseLease(round.endpointId, round.owner);
+  });
 }
 
 /** An endpoint's attempts, newest first. */

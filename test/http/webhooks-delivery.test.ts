@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { createHarness, ENGINES, errorOf, type Harness, type Response } from '../helpers/harness.ts';
 import { makeItem, text } from '../helpers/items.ts';
 import { makeEndpoint, manualClock, startReceiver, type Receiver } from '../helpers/webhooks.ts';
-import { deliverDue, DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from '../../src/domain/webhook-delivery.ts';
+import { deliverDue, DISABLE_AFTER_MS, RETRY_SCHEDULE_MS, writeRound, type RoundRecord } from '../../src/domain/webhook-delivery.ts';
 import { recordActivity, constituent } from '../../src/domain/activity.ts';
 import { httpWebhookSender } from '../../src/webhook-sender.ts';
 import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
@@ -260,6 +260,29 @@ for (const engine of ENGINES) {
       await h.delete(`/v0/webhook_endpoints/${ep.id}`);
     });
 
+
+    it('recorder: a round hands its record to the named writer (the API thread, on SQLite); nothing counts as sent until it is written', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      await person('Recorded 1');
+      const records: RoundRecord[] = [];
+      assert.equal((await deliver({ owner: 'handing', keepLeases: true, recorder: async (r) => void records.push(structuredClone(r)) })).succeeded, 1);
+      assert.equal(records.length, 1);
+      const [record] = records;
+      assert.equal(record!.endpointId, ep.id);
+      assert.equal(record!.attempts[0]!.statusCode, 200);
+      assert.equal(record!.outcomes[0]!.status, 'succeeded');
+      assert.ok(record!.leaseUntil, 'a kept lease is renewed by the record');
+      // Not written yet: the delivery is still pending and its endpoint shows no attempt.
+      assert.equal((await h.get(`/v0/tycho/webhook_endpoints/${ep.id}/attempts`)).body.data.length, 0);
+      assert.equal(await h.store.webhookDeliveries.pendingCount(), 1);
+      await writeRound(h.store, record!);
+      const attempts = (await h.get(`/v0/tycho/webhook_endpoints/${ep.id}/attempts`)).body.data;
+      assert.equal(attempts.length, 1);
+      assert.equal(attempts[0].status_code, 200);
+      assert.equal(await h.store.webhookDeliveries.pendingCount(), 0);
+      await h.store.webhookEndpoints.releaseLeases('handing');
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
     it('does not follow redirects: a 3xx is a failed attempt', async () => {
       const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
       receiver.answer = 302;
