@@ -169,6 +169,11 @@ for (const engine of ENGINES) {
         { pointer: '/filter/value' },
       );
       expectError(await h.get('/v0/activities?type[eq]=%00'), 400, { parameter: 'type[eq]' });
+      // A parameter without a name reaches no route (ignored, as on lists); a NUL in a name is named as such.
+      assert.equal((await h.request('PUT', '/v0/files/nope?=a%00b')).status, 404);
+      const inName = await h.get('/v0/activities?ty%00pe=x');
+      expectError(inName, 400, { parameter: 'ty\u0000pe' });
+      assert.match(errorOf(inName as never).detail ?? '', /^a query parameter's name must not contain the NUL character/);
       assert.equal((await h.get('/v0/collections/people/items/%00')).status, 404);
       assert.equal((await h.get('/v0/collections/peo%00ple')).status, 404);
       assert.equal((await h.request('DELETE', '/v0/notes/%00')).status, 404);

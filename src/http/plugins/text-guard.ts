@@ -65,11 +65,13 @@ export function findBadText(root: unknown): BadText | undefined {
 export function registerTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     if (findBadText(request.params) !== undefined) throw new AppError('not_found');
-    const inQuery = findBadText(request.query);
+    // A parameter without a name (`?=…`) reaches no route: there is nothing to name, and nothing is stored.
+    const { '': _unnamed, ...query } = (request.query ?? {}) as Record<string, unknown>;
+    const inQuery = findBadText(query);
     if (inQuery !== undefined) {
       const [first, ...rest] = inQuery.path;
       const parameter = first! + rest.map((s) => `[${s}]`).join('');
-      throw badParameter(parameter, `${parameter} ${inQuery.problem}`);
+      throw badParameter(parameter, textProblem(first!) === undefined ? `${parameter} ${inQuery.problem}` : `a query parameter's name ${inQuery.problem}`);
     }
     const inBody = findBadText(request.body);
     if (inBody !== undefined) {
