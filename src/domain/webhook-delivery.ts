@@ -5,9 +5,10 @@
 //   (`claimDue`), which sends its due deliveries in recording order and stops at the first failure, so one
 //   endpoint's events go out in order and a dead endpoint costs one request per round. A lease outlives the
 //   longest attempt and is renewed as the round goes on; a crashed process's lease expires and another
-//   process takes over. A worker keeps its leases between rounds (`keepLeases`): its next round takes them
-//   back with a read, where releasing and claiming again would commit twice a round — and on SQLite every
-//   commit of the delivery thread's connection makes the API's connection drop its page cache.
+//   process takes over. A worker keeps its leases between rounds (`keepLeases`), except those of
+//   organizations on a controlled clock, which an advance must find free: its next round takes them back with
+//   a read, where releasing and claiming again would write twice a round — and on SQLite every commit of the
+//   delivery thread's connection makes the API's connection drop its page cache.
 // - A failed attempt is retried on the Standard Webhooks / Svix schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
 //   10 h after the first attempt, each ±10 % jitter), then the delivery is `failed`. An endpoint that has
 //   failed every attempt for five days is disabled.
@@ -96,8 +97,9 @@ export interface DeliverOptions extends DueScope {
   /** Once aborted, no further attempt starts (those in flight finish). */
   signal?: AbortSignal;
   /**
-   * Recording a round renews the endpoint's lease instead of ending it, so the next call with the same
-   * `owner` takes the endpoint back without a write (`releaseLeases` ends them all, when the worker stops).
+   * Recording a round renews the endpoint's lease instead of ending it (unless its organization is in
+   * `orgClocks`), so the next call with the same `owner` takes the endpoint back without a write
+   * (`releaseLeases` ends them all, when the worker stops).
    */
   keepLeases?: boolean;
   /** Who writes each round's record: this store, by default. */
@@ -248,7 +250,9 @@ async function record(store: Store, endpoint: WebhookEndpoint, owner: string, se
     })),
     outcomes: saved,
     ...(failingSince !== endpoint.failingSince || disable ? { health: { failingSince, disable } } : {}),
-    leaseUntil: options.keepLeases ? leaseUntil() : null,
+    // Not for an organization on a controlled clock: advancing it sends its due work with a lease owner of its
+    // own before it answers (due-work.ts), and an endpoint leased between rounds would be skipped.
+    leaseUntil: options.keepLeases && !options.orgClocks?.has(endpoint.orgId) ? leaseUntil() : null,
   };
   await (options.recorder ?? ((r: RoundRecord) => writeRound(store, r)))(round);
   sent.forEach(({ result }, i) => options.observer?.attempted(outcomes[i]!, result.latencyMs / 1000));

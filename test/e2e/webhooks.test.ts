@@ -135,6 +135,47 @@ describe('webhook delivery thread started on demand (SQLite file)', () => {
   });
 });
 
+describe('webhooks of serve on an organization clock (SQLite file)', () => {
+  let dir: string;
+  let receiver: Receiver;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tycho-webhooks-clock-'));
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('advance sends a retry that fell due before it answers, though the thread sent the first attempt', async () => {
+    const ADMIN = 'tycho_webhooks_e2e_admin_0123456789';
+    const server = await startWith({ DATABASE_URL: join(dir, 'tycho.sqlite'), TYCHO_DATA_DIR: dir, TYCHO_ADMIN_KEY: ADMIN });
+    const clock = async (action: string, body: unknown) => {
+      const res = await fetch(`${server.url}/v0/tycho/clock/${action}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      assert.equal(res.status, 200, await res.text());
+    };
+    try {
+      const endpoint = await subscribe(server, receiver);
+      await clock('freeze', {});
+      receiver.answer = 500;
+      await createPerson(server, 'Retried');
+      // The thread sends the first attempt (due at once) and records its failure.
+      await receiver.waitFor(1);
+      receiver.answer = 200;
+      const attempts = async () => (await call(server, 'GET', `/v0/tycho/webhook_endpoints/${endpoint}/attempts`)).body.data.length;
+      for (const deadline = Date.now() + 10_000; (await attempts()) < 1 && Date.now() < deadline; ) await sleep(20);
+      // 6 s on the organization clock: past the 5 s wait, even stretched by the 10 % jitter. The thread keeps
+      // no lease between rounds on an endpoint of an organization on a controlled clock: the advance sends it.
+      await clock('advance', { seconds: 6 });
+      assert.equal(receiver.received.length, 2, 'the retry arrived before the advance answered');
+      assert.equal(receiver.received[1]!.id, receiver.received[0]!.id);
+      assert.ok(receiver.received.every((r) => r.verified));
+    } finally {
+      assert.equal(await stopServer(server, 'SIGTERM'), 0);
+    }
+  });
+});
+
 for (const engine of ENGINES) {
   describe(`webhook delivery on a worker thread of serve (${engine})`, () => {
     let dir: string;
