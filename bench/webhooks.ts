@@ -1,10 +1,12 @@
-// `npm run bench:webhooks`: item creates through `tycho serve` with no webhook endpoint, then with one
-// endpoint subscribed to activity/item_created on a loopback receiver; prints req/s and latency of both runs,
+// `npm run bench:webhooks`: item creates through `tycho serve` with one webhook endpoint subscribed to
+// activity/item_created on a loopback receiver, disabled and enabled; prints req/s and latency of both,
 // Tycho's CPU time per create (its delivery work included: measured until every event has arrived; and its
 // main thread's alone, the API's event loop) and the delivery lag (receipt time minus the event's occurred_at)
 // at p50 / p99 / max, saturating, at half the rate reached without webhooks, and at a trickle of 10 creates
-// per second. Each saturating run follows an unmeasured one of `--warmup` seconds (3 by default) in the same
-// setting, so that both compare servers whose code is compiled (V8 optimises a function only after many
+// per second. The saturating runs alternate: `--slices` pairs of duration/slices seconds, the endpoint disabled
+// then enabled, so that the machine's drift over the minutes (other work on a shared host) and a database
+// grown by the earlier runs weigh on both alike. They follow unmeasured creates of `--warmup` seconds (3 by
+// default), so that both compare servers whose code is compiled (V8 optimises a function only after many
 // calls; the delivery thread starts with none). `--database postgres://…`
 // names a PostgreSQL server: the run gets a throw-away database of its own there; `--cpu-prof DIR` profiles the
 // server.
@@ -21,6 +23,7 @@ const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '3' },
+    slices: { type: 'string', default: '4' },
     connections: { type: 'string', default: '10' },
     database: { type: 'string', default: '' },
     rate: { type: 'string', default: '' },
@@ -29,7 +32,7 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  console.log('Usage: npm run bench:webhooks -- [--duration SECONDS] [--warmup SECONDS] [--connections N] [--database postgres://…] [--rate CREATES_PER_SECOND] [--cpu-prof DIRECTORY]');
+  console.log('Usage: npm run bench:webhooks -- [--duration SECONDS] [--slices N] [--warmup SECONDS] [--connections N] [--database postgres://…] [--rate CREATES_PER_SECOND] [--cpu-prof DIRECTORY]');
   process.exit(0);
 }
 const duration = Number(args.duration);
@@ -114,22 +117,21 @@ async function main() {
   );
   const server = await start({ DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', TYCHO_DATA_DIR: dir });
   const pid = server.child.pid!;
-  /**
-   * CPU time per create in µs, from `before` until now: Tycho's, its main thread's alone (the API's event loop;
-   * delivery runs on a thread of its own) and (PostgreSQL) the database server's.
-   */
-  const cpuSince = (before: { tycho: number; api: number; db: number }, run: { created: number }) => ({
-    tycho: ((cpuMs([pid]) - before.tycho) * 1000) / run.created,
-    api: ((mainThreadCpuMs(pid) - before.api) * 1000) / run.created,
-    db: postgres ? ((cpuMs(postgresPids()) - before.db) * 1000) / run.created : undefined,
+  type Cpu = { tycho: number; api: number; db: number };
+  const cpuNow = (): Cpu => ({ tycho: cpuMs([pid]), api: mainThreadCpuMs(pid), db: postgres ? cpuMs(postgresPids()) : 0 });
+  /** CPU ms used since `before`: Tycho's, its main thread's alone (the API's event loop; delivery runs on a thread of its own) and (PostgreSQL) the database server's. */
+  const cpuUsed = (before: Cpu): Cpu => {
+    const now = cpuNow();
+    return { tycho: now.tycho - before.tycho, api: now.api - before.api, db: now.db - before.db };
+  };
+  /** CPU time per create in µs. */
+  const perCreate = (used: Cpu, run: { created: number }) => ({
+    tycho: (used.tycho * 1000) / run.created,
+    api: (used.api * 1000) / run.created,
+    db: postgres ? (used.db * 1000) / run.created : undefined,
   });
-  const cpuNow = () => ({ tycho: cpuMs([pid]), api: mainThreadCpuMs(pid), db: postgres ? cpuMs(postgresPids()) : 0 });
+  const cpuSince = (before: Cpu, run: { created: number }) => perCreate(cpuUsed(before), run);
   try {
-    const warmup = Number(args.warmup);
-    if (warmup > 0) await creates(server.url, 'Warm', warmup);
-    let cpu = cpuNow();
-    const without = await creates(server.url, 'Plain');
-    const withoutCpu = cpuSince(cpu, without);
     const endpoint = await fetch(`${server.url}/v0/webhook_endpoints`, {
       method: 'POST',
       headers: auth,
@@ -137,32 +139,72 @@ async function main() {
     });
     if (endpoint.status !== 201) throw new Error(`creating the endpoint: ${endpoint.status} ${await endpoint.text()}`);
     const endpointId = ((await endpoint.json()) as { id: string }).id;
+    const setStatus = async (status: 'enabled' | 'disabled') => {
+      const res = await fetch(`${server.url}/v0/webhook_endpoints/${endpointId}`, { method: 'PATCH', headers: auth, body: JSON.stringify({ status }) });
+      if (res.status !== 200) throw new Error(`setting the endpoint ${status}: ${res.status} ${await res.text()}`);
+    };
     // The delivery thread starts once an endpoint is enabled (found within two seconds) or an event is written:
     // one event delivered first, so the runs measure a server that delivers, not the thread's start.
     await fetch(`${server.url}/v0/collections/people/items`, { method: 'POST', headers: auth, body: createBody('Warm-up', 0) });
     while (lags.length === 0) await sleep(20);
     lags.splice(0);
-    const lagOf = async (run: { created: number }) => {
-      // Every created item is one delivery: wait until all have arrived (the backlog, if any, drains), and
-      // those of the requests autocannon cut off at the end (created, not counted) too.
+    /** Every created item is one delivery: waits until all have arrived (the backlog, if any, drains), and those of the requests autocannon cut off at the end (created, not counted) too; returns their lags. */
+    const lagsOf = async (run: { created: number }) => {
       const drainStarted = Date.now();
       while (lags.length < run.created && Date.now() - drainStarted < 120_000) await sleep(20);
       for (let seen = -1; seen !== lags.length; ) {
         seen = lags.length;
         await sleep(300);
       }
-      const sorted = lags.splice(0).sort((a, b) => a - b);
+      return lags.splice(0);
+    };
+    const lagLine = (got: number[], run: { created: number }) => {
+      const sorted = got.sort((a, b) => a - b);
       return `${sorted.length} of ${run.created} delivered; lag (receipt − occurred_at) p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`;
     };
-    if (warmup > 0) await lagOf(await creates(server.url, 'Warm hooked', warmup));
-    cpu = cpuNow();
-    const withHook = await creates(server.url, 'Hooked');
-    const saturatedLag = await lagOf(withHook);
-    const withHookCpu = cpuSince(cpu, withHook);
+    const lagOf = async (run: { created: number }) => lagLine(await lagsOf(run), run);
+    const warmup = Number(args.warmup);
+    if (warmup > 0) {
+      await setStatus('disabled');
+      await creates(server.url, 'Warm', warmup);
+      await setStatus('enabled');
+      await lagOf(await creates(server.url, 'Warm hooked', warmup));
+    }
+    // Saturating, in alternating slices; each enabled slice's CPU is counted until its events have all arrived.
+    const slices = Math.max(1, Number(args.slices));
+    const sliced = () => ({ created: 0, failed: 0, p50s: [] as number[], p99s: [] as number[], cpu: { tycho: 0, api: 0, db: 0 } as Cpu });
+    const plain = sliced();
+    const hooked = sliced();
+    const hookedLags: number[] = [];
+    const add = (into: ReturnType<typeof sliced>, run: Awaited<ReturnType<typeof creates>>, cpu: Cpu) => {
+      into.created += run.created;
+      into.failed += run.failed;
+      into.p50s.push(run.p50);
+      into.p99s.push(run.p99);
+      for (const k of ['tycho', 'api', 'db'] as const) into.cpu[k] += cpu[k];
+    };
+    for (let i = 0; i < slices; i++) {
+      await setStatus('disabled');
+      let cpu = cpuNow();
+      const run = await creates(server.url, `Plain ${i}`, duration / slices);
+      add(plain, run, cpuUsed(cpu));
+      await setStatus('enabled');
+      cpu = cpuNow();
+      const hookedRun = await creates(server.url, `Hooked ${i}`, duration / slices);
+      hookedLags.push(...(await lagsOf(hookedRun)));
+      add(hooked, hookedRun, cpuUsed(cpu));
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const summary = (r: ReturnType<typeof sliced>) => ({ rps: r.created / duration, p50: mean(r.p50s), p99: mean(r.p99s), created: r.created, failed: r.failed });
+    const without = summary(plain);
+    const withoutCpu = perCreate(plain.cpu, plain);
+    const withHook = summary(hooked);
+    const withHookCpu = perCreate(hooked.cpu, hooked);
+    const saturatedLag = lagLine(hookedLags, hooked);
     // A sustained load the server can carry, evenly spaced: half the throughput it reached without webhooks,
     // or `--rate` (the same load for runs to compare on a machine whose capacity varies with other work).
     const rate = Number(args.rate) || Math.max(1, Math.round(without.rps / 2));
-    cpu = cpuNow();
+    let cpu = cpuNow();
     const sustained = await pacedCreates(server.url, 'Sustained', rate);
     const sustainedLag = await lagOf(sustained);
     const sustainedCpu = cpuSince(cpu, sustained);
@@ -174,7 +216,7 @@ async function main() {
     const attempts = (await (await fetch(`${server.url}/v0/tycho/webhook_endpoints/${endpointId}/attempts?limit=100`, { headers: auth })).json()) as { data: { latency_ms: number }[] };
     const attemptLatency = attempts.data.map((a) => a.latency_ms).sort((a, b) => a - b);
     const engine = database.startsWith('postgres') ? 'PostgreSQL' : 'SQLite';
-    console.log(`\nWebhooks benchmark — ${engine}, one process, ${connections} connections, ${duration} s per run`);
+    console.log(`\nWebhooks benchmark — ${engine}, one process, ${connections} connections, ${duration} s per run (saturating: ${slices} alternating slices each)`);
     console.log(`${'run'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)} ${'API µs'.padStart(7)}${postgres ? ` ${'DB µs'.padStart(7)}` : ''}`);
     const runs = [
       ['create item, no endpoint (saturating)', without, withoutCpu],
