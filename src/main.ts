@@ -497,7 +497,8 @@ function commandFor(argv: string[]): Parsed {
 }
 
 async function serve(config: Config, io: Io): Promise<number> {
-  const runtime = await openRuntime(config, { firstKey: true });
+  const onCheckpointError = (message: string) => println(io.stderr, `tycho: a background checkpoint of the SQLite file failed (the server checkpoints itself meanwhile): ${message}`);
+  const runtime = await openRuntime(config, { firstKey: true, serving: { onCheckpointError } });
   let jwt: JwtVerifier | undefined;
   try {
     jwt = await createJwtVerifier(config.jwt);

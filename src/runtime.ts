@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createApiKey, ensureApiKey } from './domain/api-keys.ts';
 import { DEFAULT_ORG_NAME, ensureOrganization, type Organization } from './domain/organizations.ts';
-import { openStore } from './store/open-store.ts';
+import { openStore, type ServingOptions } from './store/open-store.ts';
 import type { Store } from './domain/ports/store.ts';
 import { localBlobStore } from './store/blob-store.ts';
 import type { BlobStore } from './domain/ports/blob-store.ts';
@@ -51,11 +51,14 @@ function removeTemporaryDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** `firstKey`: make a key when the database is new (the server does; CLI commands make their own). */
-export async function openRuntime(config: Config, options: { firstKey?: boolean } = {}): Promise<Runtime> {
+/**
+ * `firstKey`: make a key when the database is new (the server does; CLI commands make their own). `serving`:
+ * open the database as a long-running server does (store/open-store.ts).
+ */
+export async function openRuntime(config: Config, options: { firstKey?: boolean; serving?: ServingOptions } = {}): Promise<Runtime> {
   let store: Store;
   try {
-    store = await openStore(config.database);
+    store = await openStore(config.database, options.serving);
   } catch (error) {
     throw new DatabaseOpenError((error as Error).message || String(error));
   }

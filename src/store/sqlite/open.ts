@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { exclusively, GroupCommitDialect } from './group-commit.ts';
+import { SAFETY_NET_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { migrate } from '../migrations/index.ts';
 import { SQLITE_TYPES } from '../migrations/column-types.ts';
 import { CHANGE_TOPICS, SqlStore, type ChangeTopic, type Engine } from '../sql/sql-store.ts';
@@ -51,7 +52,12 @@ function reloadStatistics(database: BetterSqlite3.Database): void {
 }
 
 /** Opens (creating when needed) the SQLite database at `path` — or in memory for ':memory:' — and migrates it. */
-export async function openSqlite(path: string): Promise<Store> {
+export interface SqliteOptions {
+  /** Checkpoint from a thread of its own (a server), telling failed checkpoints here; the connection's own otherwise. */
+  backgroundCheckpoints?: (message: string) => void;
+}
+
+export async function openSqlite(path: string, options: SqliteOptions = {}): Promise<Store> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new BetterSqlite3(path);
   database.pragma('journal_mode = WAL');
@@ -63,6 +69,8 @@ export async function openSqlite(path: string): Promise<Store> {
   // temporary b-trees of sorts and DISTINCTs stay in memory too: lists take their order from indexes, or keep
   // one page of it (ORDER BY … LIMIT), and the rest hold a query's matching ids.
   database.pragma('temp_store = MEMORY');
+  const checkpointElsewhere = options.backgroundCheckpoints !== undefined && path !== ':memory:';
+  if (checkpointElsewhere) database.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
   // Without statistics SQLite may build throw-away indexes for correlated probes instead of using ours.
   database.pragma('automatic_index = off');
   // data_version moves when another connection (the CLI, another process) commits; this connection's own
@@ -91,6 +99,7 @@ export async function openSqlite(path: string): Promise<Store> {
   };
   // Kysely's destroy() closes the better-sqlite3 handle itself; BEGIN IMMEDIATE already serialises writers,
   // so there is nothing to lock.
+  let checkpointer: Checkpointer | undefined;
   const engine: Engine = {
     name: 'sqlite',
     rowLocks: false,
@@ -125,7 +134,9 @@ export async function openSqlite(path: string): Promise<Store> {
         reloadStatistics(database);
       }),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
-    close: async () => {},
+    close: async () => {
+      await checkpointer?.stop();
+    },
   };
   try {
     // Kysely runs SQLite migrations outside a transaction and without a lock, so two processes opening the same
@@ -155,5 +166,7 @@ export async function openSqlite(path: string): Promise<Store> {
     await db.destroy();
     throw error;
   }
+  // Started once the file exists and is migrated.
+  if (checkpointElsewhere) checkpointer = startCheckpointer(path, options.backgroundCheckpoints!);
   return new SqlStore(db, engine);
 }
