@@ -1,5 +1,5 @@
-// Webhook delivery on a worker thread of the server process, which `serve` runs: the API's event loop only
-// writes outbox rows, while the thread, with store connections of its own opened on the same database, runs
+// Webhook delivery on a worker thread of the server process, which `serve` runs: the API's event loop writes
+// outbox rows (and, on SQLite, the rounds' records), while the thread, with store connections of its own opened on the same database, runs
 // the delivery loop (webhook-worker.ts) and signs and sends the requests. Delivery then takes the API thread
 // little CPU time beyond the outbox row and one message per turn, where a core is free to run it.
 //

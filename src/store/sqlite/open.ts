@@ -51,12 +51,12 @@ function reloadStatistics(database: BetterSqlite3.Database): void {
   database.exec('analyze sqlite_schema');
 }
 
-/** Opens (creating when needed) the SQLite database at `path` — or in memory for ':memory:' — and migrates it. */
 export interface SqliteOptions {
   /** Checkpoint from a thread of its own (a server), telling failed checkpoints here; the connection's own otherwise. */
   backgroundCheckpoints?: (message: string) => void;
 }
 
+/** Opens (creating when needed) the SQLite database at `path` — or in memory for ':memory:' — and migrates it. */
 export async function openSqlite(path: string, options: SqliteOptions = {}): Promise<Store> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new BetterSqlite3(path);
