@@ -5,7 +5,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { mapPage } from '../../domain/pagination.ts';
 import type { WebhookDeliveryRepo, WebhookEndpointRepo } from '../../domain/ports/store.ts';
 import type { EndpointStatus, WebhookEndpoint } from '../../domain/webhook-endpoints.ts';
-import type { AttemptRecord, WebhookAttempt } from '../../domain/webhook-delivery.ts';
+import type { WebhookAttempt } from '../../domain/webhook-delivery.ts';
 import { DUE_AT_ONCE, type DeliveryStatus, type WebhookDelivery } from '../../domain/webhook-outbox.ts';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.ts';
 import { fetchPage } from './keyset.ts';
@@ -15,6 +15,8 @@ import { changeCache, type ChangeCache } from '../../domain/change-cache.ts';
 import type { Engine } from './sql-store.ts';
 import { dueBy } from './due-times.ts';
 import type { Write } from './write-together.ts';
+import { Binder, bindAll, shapesOf, slot } from './shapes.ts';
+import { unread } from './statement-marks.ts';
 
 /** How many due deliveries one claim looks through for endpoints to lease. */
 const CLAIM_WINDOW = 500;
@@ -200,6 +202,10 @@ export const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
 
 /** `outboxWritten` is told of every write that makes a delivery due at once, as in activityRepo. */
 export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, 'announce'>, outboxWritten: () => void): WebhookDeliveryRepo {
+  // A round's record is a statement per row, each prepared once (shapes.ts): rounds vary in size, and building
+  // and preparing a statement for each size cost the writer (on SQLite, the API thread) more than running one
+  // prepared statement per row.
+  const shapes = shapesOf(engine);
   const dueAtOnce = async (write: Write) => {
     await write(db).execute();
     await engine.announce(db, 'webhook_deliveries');
@@ -219,30 +225,20 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
       );
     },
     async saveOutcomes(records) {
-      // A round is successes then at most one failure: the successes go in one statement per `resends` value
-      // read (practically always one), each row's attempt time picked by a CASE.
-      const succeeded = new Map<number, AttemptRecord[]>();
-      for (const r of records.filter((r) => r.status === 'succeeded')) {
-        const group = succeeded.get(r.delivery.resends) ?? [];
-        group.push(r);
-        succeeded.set(r.delivery.resends, group);
-      }
-      for (const [resends, group] of succeeded) {
-        const attemptedAt = sql<string>`case id ${sql.join(group.map((r) => sql`when ${r.delivery.id} then ${r.attemptedAt}`), sql` `)} end`;
-        await db
-          .updateTable('webhook_deliveries')
-          .set((eb) => ({ status: 'succeeded', attempts: eb('attempts', '+', 1), next_attempt_at: null, last_attempt_at: attemptedAt }))
-          .where('id', 'in', group.map((r) => r.delivery.id))
-          .where('resends', '=', resends)
-          .execute();
-      }
-      for (const r of records.filter((r) => r.status !== 'succeeded')) {
-        await db
-          .updateTable('webhook_deliveries')
-          .set((eb) => ({ status: r.status, attempts: eb('attempts', '+', 1), next_attempt_at: r.nextAttemptAt, last_attempt_at: r.attemptedAt }))
-          .where('id', '=', r.delivery.id)
-          .where('resends', '=', r.delivery.resends)
-          .execute();
+      for (const r of records) {
+        const values = [r.status, r.nextAttemptAt, r.attemptedAt, r.delivery.id, r.delivery.resends];
+        await db.executeQuery(
+          unread(
+            shapes.statement('webhook_deliveries.saveOutcome', values, () =>
+              db
+                .updateTable('webhook_deliveries')
+                .set((eb) => ({ status: slot(0), attempts: eb('attempts', '+', 1), next_attempt_at: slot(1), last_attempt_at: slot(2) }))
+                .where('id', '=', slot(3))
+                // A delivery re-sent meanwhile keeps the re-send's state.
+                .where('resends', '=', slot(4) as unknown as number),
+            ),
+          ),
+        );
       }
     },
     async findByActivity(orgId, endpointId, activityId) {
@@ -279,11 +275,10 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
       }));
     },
     async insertAttempts(attempts) {
-      if (attempts.length === 0) return;
-      await db
-        .insertInto('webhook_attempts')
-        .values(
-          attempts.map((a) => ({
+      for (const a of attempts) {
+        const binder = new Binder();
+        const row = bindAll(
+          {
             id: a.id,
             org_id: a.orgId,
             endpoint_id: a.endpointId,
@@ -293,9 +288,11 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
             latency_ms: Math.round(a.latencyMs),
             error: a.error,
             response_excerpt: a.responseExcerpt,
-          })),
-        )
-        .execute();
+          },
+          binder.bind,
+        );
+        await db.executeQuery(unread(shapes.statement('webhook_attempts.insert', binder.values, () => db.insertInto('webhook_attempts').values(row))));
+      }
     },
     async attempts(orgId, endpointId, page) {
       const q = db
