@@ -66,8 +66,9 @@ export function registerTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     if (findBadText(request.params) !== undefined) throw new AppError('not_found');
     // A parameter without a name (`?=…`) reaches no route: there is nothing to name, and nothing is stored.
-    const { '': _unnamed, ...query } = (request.query ?? {}) as Record<string, unknown>;
-    const inQuery = findBadText(query);
+    // (Copied only then: this runs on every request.)
+    const query = request.query as Record<string, unknown> | undefined;
+    const inQuery = findBadText(query && '' in query ? { ...query, '': undefined } : query);
     if (inQuery !== undefined) {
       const [first, ...rest] = inQuery.path;
       const parameter = first! + rest.map((s) => `[${s}]`).join('');
