@@ -2,7 +2,8 @@
 // before it could send it is delivered after a restart (the outbox survives); two processes on one PostgreSQL
 // database deliver each event exactly once; SIGTERM stops a delivering server cleanly. `serve` delivers from a
 // worker thread (on both engines): its events arrive signed, its attempts count in /metrics (served by the
-// API thread), and SIGTERM with an attempt in flight lets the attempt finish and be recorded, then exits 0.
+// API thread), and SIGTERM with an attempt in flight lets the attempt finish and be recorded, then exits 0;
+// advancing a frozen organization's clock sends the retry the thread's failed attempt left, before it answers.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -135,47 +136,6 @@ describe('webhook delivery thread started on demand (SQLite file)', () => {
   });
 });
 
-describe('webhooks of serve on an organization clock (SQLite file)', () => {
-  let dir: string;
-  let receiver: Receiver;
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tycho-webhooks-clock-'));
-    receiver = await startReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('advance sends a retry that fell due before it answers, though the thread sent the first attempt', async () => {
-    const ADMIN = 'tycho_webhooks_e2e_admin_0123456789';
-    const server = await startWith({ DATABASE_URL: join(dir, 'tycho.sqlite'), TYCHO_DATA_DIR: dir, TYCHO_ADMIN_KEY: ADMIN });
-    const clock = async (action: string, body: unknown) => {
-      const res = await fetch(`${server.url}/v0/tycho/clock/${action}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      assert.equal(res.status, 200, await res.text());
-    };
-    try {
-      const endpoint = await subscribe(server, receiver);
-      await clock('freeze', {});
-      receiver.answer = 500;
-      await createPerson(server, 'Retried');
-      // The thread sends the first attempt (due at once) and records its failure.
-      await receiver.waitFor(1);
-      receiver.answer = 200;
-      const attempts = async () => (await call(server, 'GET', `/v0/tycho/webhook_endpoints/${endpoint}/attempts`)).body.data.length;
-      for (const deadline = Date.now() + 10_000; (await attempts()) < 1 && Date.now() < deadline; ) await sleep(20);
-      // 6 s on the organization clock: past the 5 s wait, even stretched by the 10 % jitter. The thread keeps
-      // no lease between rounds on an endpoint of an organization on a controlled clock: the advance sends it.
-      await clock('advance', { seconds: 6 });
-      assert.equal(receiver.received.length, 2, 'the retry arrived before the advance answered');
-      assert.equal(receiver.received[1]!.id, receiver.received[0]!.id);
-      assert.ok(receiver.received.every((r) => r.verified));
-    } finally {
-      assert.equal(await stopServer(server, 'SIGTERM'), 0);
-    }
-  });
-});
-
 for (const engine of ENGINES) {
   describe(`webhook delivery on a worker thread of serve (${engine})`, () => {
     let dir: string;
@@ -236,6 +196,37 @@ for (const engine of ENGINES) {
       }
       assert.equal(receiver.received.length, 4);
       assert.equal(receiver.received[3]!.body.item.id, ids[3]);
+    });
+
+    it('advance sends a retry that fell due before it answers, though the thread sent the first attempt', async () => {
+      const ADMIN = 'tycho_webhooks_e2e_admin_0123456789';
+      // A receiver of its own: the test above left events on the shared one.
+      const receiver = await startReceiver();
+      const server = await startWith({ DATABASE_URL: database?.url ?? join(dir, 'clock.sqlite'), TYCHO_DATA_DIR: dir, TYCHO_ADMIN_KEY: ADMIN });
+      const clock = async (action: string, body: unknown) => {
+        const res = await fetch(`${server.url}/v0/tycho/clock/${action}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        assert.equal(res.status, 200, await res.text());
+      };
+      try {
+        const endpoint = await subscribe(server, receiver);
+        await clock('freeze', {});
+        receiver.answer = 500;
+        await createPerson(server, 'Retried');
+        // The thread sends the first attempt (due at once) and records its failure.
+        await receiver.waitFor(1);
+        receiver.answer = 200;
+        const attempts = async () => (await call(server, 'GET', `/v0/tycho/webhook_endpoints/${endpoint}/attempts`)).body.data.length;
+        for (const deadline = Date.now() + 10_000; (await attempts()) < 1 && Date.now() < deadline; ) await sleep(20);
+        // 6 s on the organization clock: past the 5 s wait, even stretched by the 10 % jitter. The thread keeps
+        // no lease between rounds on an endpoint of an organization on a controlled clock: the advance sends it.
+        await clock('advance', { seconds: 6 });
+        assert.equal(receiver.received.length, 2, 'the retry arrived before the advance answered');
+        assert.equal(receiver.received[1]!.id, receiver.received[0]!.id);
+        assert.ok(receiver.received.every((r) => r.verified));
+      } finally {
+        assert.equal(await stopServer(server, 'SIGTERM'), 0);
+        await receiver.close();
+      }
     });
   });
 }
