@@ -34,6 +34,17 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
+/**
+ * How a worker on another thread is woken without a message per commit: the waker marks work pending and
+ * posts a wake only while the worker says it is idle (its next round is the idle poll). `busy` is called as a
+ * round starts, before it reads what is due; `idle` when the worker is about to wait for the idle poll, and
+ * answers whether work was marked pending meanwhile (then a round follows soon instead).
+ */
+export interface WakeGate {
+  busy(): void;
+  idle(): boolean;
+}
+
 export interface WorkerOptions {
   /** The real time (organizations' controlled clocks are offsets of it). */
   clock?: Clock;
@@ -45,6 +56,7 @@ export interface WorkerOptions {
   observer?: DeliveryObserver;
   /** Who writes each round's record: `store`, by default. */
   recorder?: Recorder;
+  wakeGate?: WakeGate;
   onError(error: unknown): void;
 }
 
@@ -72,6 +84,7 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
     timer = undefined;
     startedAt = performance.now();
     wokenMeanwhile = false;
+    options.wakeGate?.busy();
     round = orgClocks()
       .then((controlled) =>
         deliverDue(store, sender, {
@@ -92,7 +105,9 @@ export function startDeliveryWorker(store: Store, sender: WebhookSender, options
       })
       .then((more) => {
         round = undefined;
-        if (!stopping.signal.aborted) schedule(more || wokenMeanwhile ? nextRoundIn() : (options.pollMs ?? IDLE_POLL_MS));
+        if (stopping.signal.aborted) return;
+        const soon = more || wokenMeanwhile || options.wakeGate?.idle() === true;
+        schedule(soon ? nextRoundIn() : (options.pollMs ?? IDLE_POLL_MS));
       });
   };
   // Called right after a commit: the round starts on a later turn, not inside the writer's call.

@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { PUBLIC_ONLY, refusedAddress } from '../../src/domain/webhook-urls.ts';
 import { nextAttemptAt, RETRY_JITTER, RETRY_SCHEDULE_MS } from '../../src/domain/webhook-delivery.ts';
 import { signature } from '../../src/webhook-sender.ts';
+import { sharedWakeGate } from '../../src/webhook-thread.ts';
 
 describe('webhook addresses', () => {
   it('allows public unicast addresses, and loopback only through a loopback URL', () => {
@@ -55,5 +56,26 @@ describe('webhook signatures', () => {
         assert.equal(headers['webhook-signature'], new Webhook(secret).sign('msg_1', new Date(timestamp * 1000), body));
       }),
     );
+  });
+});
+
+describe('webhook thread wake gate', () => {
+  const gate = () => sharedWakeGate(new SharedArrayBuffer(8));
+
+  it('work marked while the thread is busy is found when it would go idle, without a message', () => {
+    const g = gate();
+    g.busy();
+    assert.equal(g.mustPost(), false, 'a busy thread is not told');
+    assert.equal(g.idle(), true, 'going idle, it finds the work and runs another round');
+    assert.equal(g.mustPost(), false, 'it is busy again');
+  });
+
+  it('work marked once the thread is idle is posted; a round started clears the mark', () => {
+    const g = gate();
+    g.busy();
+    assert.equal(g.idle(), false, 'nothing pending: it waits for the idle poll');
+    assert.equal(g.mustPost(), true, 'an idle thread is told');
+    g.busy();
+    assert.equal(g.idle(), false, 'the round that started read what was marked before it');
   });
 });

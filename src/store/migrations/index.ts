@@ -23,6 +23,7 @@ import * as itemWire from './0019-item-wire.ts';
 import * as foreignKeyIndexes from './0020-foreign-key-indexes.ts';
 import * as organizationReferences from './0021-organization-references.ts';
 import * as fieldsByType from './0022-fields-by-type.ts';
+import * as webhookPendingIndexes from './0023-webhook-pending-indexes.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0020-foreign-key-indexes': foreignKeyIndexes,
   '0021-organization-references': organizationReferences,
   '0022-fields-by-type': fieldsByType,
+  '0023-webhook-pending-indexes': webhookPendingIndexes,
 };
 
 /**

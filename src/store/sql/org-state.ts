@@ -9,6 +9,7 @@ type Row = Record<string, unknown>;
 import type { Database } from './schema.ts';
 import { announceSchemaChange, bumpSchemaTag } from './schema-cache.ts';
 import { CHANGE_TOPICS, type Engine } from './sql-store.ts';
+import { insertJsonRows } from './json-rows.ts';
 
 type WithOrgId = { [N in keyof Database]: Database[N] extends { org_id: string } ? N : never }[keyof Database];
 type WithoutOrgId = Exclude<keyof Database, WithOrgId>;
@@ -61,8 +62,6 @@ interface CatalogueQueries {
   tables(db: Kysely<Database>): Promise<string[]>;
   columns(db: Kysely<Database>, table: string): Promise<string[]>;
   references(db: Kysely<Database>, table: string): Promise<string[]>;
-  /** Inserts rows given as one JSON array: one statement per table, whatever the number of rows. */
-  insertJson(db: Kysely<Database>, table: string, columns: string[], rows: string): Promise<void>;
 }
 
 const SQLITE: CatalogueQueries = {
@@ -75,11 +74,6 @@ const SQLITE: CatalogueQueries = {
   },
   async references(db, table) {
     return (await sql<{ parent: string }>`select "table" as parent from pragma_foreign_key_list(${table})`.execute(db)).rows.map((r) => r.parent);
-  },
-  async insertJson(db, table, columns, rows) {
-    // Each row's object is parsed once (to JSONB), not once per column.
-    const values = columns.map((c) => sql`row ->> ${'$.' + c}`);
-    await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) select ${sql.join(values)} from (select jsonb(value) as row from json_each(${rows}))`.execute(db);
   },
 };
 
@@ -98,10 +92,6 @@ const POSTGRES: CatalogueQueries = {
       join pg_class t on t.oid = c.conrelid join pg_class p on p.oid = c.confrelid
       where c.contype = 'f' and t.relname = ${table} and t.relnamespace = current_schema()::regnamespace`.execute(db);
     return rows.rows.map((r) => r.parent);
-  },
-  async insertJson(db, table, columns, rows) {
-    const list = sql.join(columns.map((c) => sql.ref(c)));
-    await sql`insert into ${sql.table(table)} (${list}) select ${list} from json_populate_recordset(null::${sql.table(table)}, ${rows}::json)`.execute(db);
   },
 };
 
@@ -195,7 +185,8 @@ export function orgStateRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' |
         if (!table.state || rows === undefined) continue;
         // Only the columns both have: a snapshot taken before a migration added a column still loads.
         const columns = table.columns.filter((c) => rows.columns.includes(c));
-        await queries.insertJson(db, table.name, columns, rows.json);
+        // One statement per table, whatever the number of rows.
+        await insertJsonRows(engine, table.name, columns, rows.json).execute(db);
       }
     },
     async clear(orgId) {

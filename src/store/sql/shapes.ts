@@ -4,7 +4,7 @@
 // in the placeholders' parameters and run the compiled SQL as it is (the drivers keep their prepared statements
 // by SQL text). A builder may branch on anything in the shape's key, never on a slot's value.
 import { randomBytes } from 'node:crypto';
-import { createQueryId, type CompiledQuery, type Compilable } from 'kysely';
+import { createQueryId, type CompiledQuery, type Compilable, type QueryExecutorProvider, type RawBuilder } from 'kysely';
 
 // Values a shape keeps in its key (a `contains` text) reach the statement too: a random part per process keeps
 // a request from writing a placeholder of its own into one.
@@ -84,6 +84,9 @@ export class Binder {
     return slot(this.values.length - 1) as T;
   };
 }
+
+/** A raw statement as a shape's `build` returns it (a RawBuilder compiles against a database handle). */
+export const compilable = <R>(db: QueryExecutorProvider, raw: RawBuilder<R>): Compilable<R> => ({ compile: () => raw.compile(db) });
 
 /** `row` with each of its values bound. */
 export function bindAll<R extends object>(row: R, bind: Binder['bind']): R {

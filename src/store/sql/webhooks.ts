@@ -7,7 +7,7 @@ import type { WebhookDeliveryRepo, WebhookEndpointRepo } from '../../domain/port
 import type { EndpointStatus, WebhookEndpoint } from '../../domain/webhook-endpoints.ts';
 import type { WebhookAttempt } from '../../domain/webhook-delivery.ts';
 import { DUE_AT_ONCE, type DeliveryStatus, type WebhookDelivery } from '../../domain/webhook-outbox.ts';
-import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.ts';
+import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.ts';
 import { fetchPage } from './keyset.ts';
 import { json } from './records.ts';
 import { toActivity } from './activities.ts';
@@ -15,8 +15,12 @@ import { changeCache, type ChangeCache } from '../../domain/change-cache.ts';
 import type { Engine } from './sql-store.ts';
 import { dueBy } from './due-times.ts';
 import type { Write } from './write-together.ts';
-import { Binder, bindAll, shapesOf, slot } from './shapes.ts';
+import { compilable, shapesOf, slot } from './shapes.ts';
+import { insertJsonRows, jsonRows } from './json-rows.ts';
 import { unread } from './statement-marks.ts';
+
+/** Written into the statement, not bound: the outbox's work indexes are partial, on `status = 'pending'` (migration 0023). */
+const PENDING = sql.lit('pending');
 
 /** How many due deliveries one claim looks through for endpoints to lease. */
 const CLAIM_WINDOW = 500;
@@ -113,7 +117,7 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
       const candidates = db
         .selectFrom('webhook_deliveries as d')
         .select('d.endpoint_id')
-        .where('d.status', '=', 'pending')
+        .where('d.status', '=', PENDING)
         .where(dueBy('d.org_id', 'd.next_attempt_at', claim.due))
         .orderBy('d.next_attempt_at')
         .limit(CLAIM_WINDOW);
@@ -200,8 +204,12 @@ export const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
   resends: d.resends,
 });
 
+/** The columns a round's record writes: every attempt's, and each delivery's outcome (matched by id and re-sends). */
+const ATTEMPT_COLUMNS = ['id', 'org_id', 'endpoint_id', 'delivery_id', 'attempted_at', 'status_code', 'latency_ms', 'error', 'response_excerpt'] as const satisfies readonly (keyof WebhookAttemptsTable)[];
+const OUTCOME_COLUMNS = ['id', 'status', 'next_attempt_at', 'last_attempt_at', 'resends'] as const satisfies readonly (keyof WebhookDeliveriesTable)[];
+
 /** `outboxWritten` is told of every write that makes a delivery due at once, as in activityRepo. */
-export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, 'announce'>, outboxWritten: () => void): WebhookDeliveryRepo {
+export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' | 'announce'>, outboxWritten: () => void): WebhookDeliveryRepo {
   // A round's record is a statement per row, each prepared once (shapes.ts): rounds vary in size, and building
   // and preparing a statement for each size cost the writer (on SQLite, the API thread) more than running one
   // prepared statement per row.
@@ -225,21 +233,22 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
       );
     },
     async saveOutcomes(records) {
-      for (const r of records) {
-        const values = [r.status, r.nextAttemptAt, r.attemptedAt, r.delivery.id, r.delivery.resends];
-        await db.executeQuery(
-          unread(
-            shapes.statement('webhook_deliveries.saveOutcome', values, () =>
-              db
-                .updateTable('webhook_deliveries')
-                .set((eb) => ({ status: slot(0), attempts: eb('attempts', '+', 1), next_attempt_at: slot(1), last_attempt_at: slot(2) }))
-                .where('id', '=', slot(3))
-                // A delivery re-sent meanwhile keeps the re-send's state.
-                .where('resends', '=', slot(4) as unknown as number),
+      if (records.length === 0) return;
+      const rows = records.map((r) => ({ id: r.delivery.id, status: r.status, next_attempt_at: r.nextAttemptAt, last_attempt_at: r.attemptedAt, resends: r.delivery.resends }));
+      await db.executeQuery(
+        unread(
+          // A delivery re-sent meanwhile keeps the re-send's state.
+          shapes.statement('webhook_deliveries.saveOutcomes', [JSON.stringify(rows)], () =>
+            compilable(
+              db,
+              sql`update webhook_deliveries as d
+                set status = o.status, attempts = d.attempts + 1, next_attempt_at = o.next_attempt_at, last_attempt_at = o.last_attempt_at
+                from (${jsonRows(engine, 'webhook_deliveries', OUTCOME_COLUMNS, slot(0))}) as o
+                where d.id = o.id and d.resends = o.resends`,
             ),
           ),
-        );
-      }
+        ),
+      );
     },
     async findByActivity(orgId, endpointId, activityId) {
       const row = await db
@@ -259,9 +268,9 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
         .selectAll('d')
         .select(['a.type as a_type', 'a.occurred_at as a_occurred_at', 'a.constituents as a_constituents'])
         .where('d.endpoint_id', '=', endpointId)
-        .where('d.status', '=', 'pending')
+        .where('d.status', '=', PENDING)
         // An expression, not the column: the planner then walks this endpoint's pending rows in id order
-        // (webhook_deliveries_endpoint) and stops at `limit`, rather than sorting every organization's due rows.
+        // (webhook_deliveries_endpoint_pending) and stops at `limit`, rather than sorting every organization's due rows.
         .where(sql<string>`coalesce(d.next_attempt_at, '')`, '<=', now)
         .orderBy('d.id')
         .limit(limit)
@@ -275,24 +284,23 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
       }));
     },
     async insertAttempts(attempts) {
-      for (const a of attempts) {
-        const binder = new Binder();
-        const row = bindAll(
-          {
-            id: a.id,
-            org_id: a.orgId,
-            endpoint_id: a.endpointId,
-            delivery_id: a.deliveryId,
-            attempted_at: a.attemptedAt,
-            status_code: a.statusCode,
-            latency_ms: Math.round(a.latencyMs),
-            error: a.error,
-            response_excerpt: a.responseExcerpt,
-          },
-          binder.bind,
-        );
-        await db.executeQuery(unread(shapes.statement('webhook_attempts.insert', binder.values, () => db.insertInto('webhook_attempts').values(row))));
-      }
+      if (attempts.length === 0) return;
+      const rows = attempts.map(
+        (a): WebhookAttemptsTable => ({
+          id: a.id,
+          org_id: a.orgId,
+          endpoint_id: a.endpointId,
+          delivery_id: a.deliveryId,
+          attempted_at: a.attemptedAt,
+          status_code: a.statusCode,
+          latency_ms: Math.round(a.latencyMs),
+          error: a.error,
+          response_excerpt: a.responseExcerpt,
+        }),
+      );
+      await db.executeQuery(
+        unread(shapes.statement('webhook_attempts.insert', [JSON.stringify(rows)], () => compilable(db, insertJsonRows(engine, 'webhook_attempts', ATTEMPT_COLUMNS, slot(0))))),
+      );
     },
     async attempts(orgId, endpointId, page) {
       const q = db
@@ -322,7 +330,7 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
       );
     },
     async pendingCount() {
-      const row = await db.selectFrom('webhook_deliveries').select(sql<number>`count(*)`.as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow();
+      const row = await db.selectFrom('webhook_deliveries').select(sql<number>`count(*)`.as('n')).where('status', '=', PENDING).executeTakeFirstOrThrow();
       return Number(row.n);
     },
   };
