@@ -8,42 +8,28 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { ADMIN_KEY, createHarness, type Harness } from '../helpers/harness.ts';
+import { plansOf, recordStatements, type StatementRecorder } from '../helpers/sqlite-plans.ts';
 import { email, makeItem, text } from '../helpers/items.ts';
 
 const admin = { key: ADMIN_KEY };
 
 /** The full-table scans SQLite plans for `statements`. */
 function scans(file: string, statements: string[]): string[] {
-  const raw = new BetterSqlite3(file, { readonly: true });
-  try {
-    return statements.flatMap((statement) => {
-      const parameters = new Array((statement.match(/\?/g) ?? []).length).fill(null);
-      const plan = raw.prepare(`explain query plan ${statement}`).all(...parameters) as { detail: string }[];
-      return plan.filter((step) => /^SCAN (?!json_each)/.test(step.detail)).map((step) => `${step.detail} in: ${statement}`);
-    });
-  } finally {
-    raw.close();
-  }
+  return plansOf(file, statements).flatMap(({ statement, steps }) => steps.filter((step) => /^SCAN (?!json_each)/.test(step)).map((step) => `${step} in: ${statement}`));
 }
 
 describe('an organization is saved, cloned, reset and deleted by index, never by scanning (sqlite)', () => {
   let h: Harness;
   let dir: string;
-  /** Every statement the server prepares while `recording` is set. */
-  let recording: Set<string> | undefined;
-  const prepare = BetterSqlite3.prototype.prepare;
+  let recorder: StatementRecorder;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tycho-plans-'));
-    BetterSqlite3.prototype.prepare = function (this: BetterSqlite3.Database, source: string) {
-      recording?.add(source);
-      return prepare.call(this, source);
-    } as typeof prepare;
+    recorder = recordStatements();
     h = await createHarness('sqlite', { env: { DATABASE_URL: join(dir, 'tycho.sqlite') } });
   });
   after(async () => {
-    BetterSqlite3.prototype.prepare = prepare;
+    recorder.restore();
     await h.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -55,14 +41,13 @@ describe('an organization is saved, cloned, reset and deleted by index, never by
     const ada = await makeItem(h, 'people', { name: text('Ada'), email: [email('ada@example.com')] }, { key });
     assert.equal((await h.post('/v0/notes', { body: 'Met Ada', associations: [{ type: 'item', id: ada.id }] }, { key })).status, 201);
 
-    recording = new Set();
+    recorder.start();
     assert.equal((await h.post('/v0/tycho/snapshots', { name: 'baseline' }, { key })).status, 201);
     const clone = await h.post('/v0/tycho/admin/sandboxes', { snapshot: 'baseline', organization_id: source.body.id }, admin);
     assert.equal(clone.status, 201, clone.text);
     assert.equal((await h.post('/v0/tycho/reset', {}, { key: clone.body.api_key })).status, 204);
     assert.equal((await h.delete(`/v0/tycho/admin/sandboxes/${clone.body.id}`, admin)).status, 204);
-    const statements = [...recording];
-    recording = undefined;
+    const statements = recorder.stop();
 
     const organizationWide = statements.filter((s) => /^(select|delete)\b/i.test(s) && /\borg_id\b/.test(s));
     assert.ok(organizationWide.some((s) => /^delete from "items"/.test(s)), 'the deletion of the items was recorded');

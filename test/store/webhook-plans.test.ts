@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { createHarness, type Harness } from '../helpers/harness.ts';
+import { plansOf, recordStatements, type StatementRecorder } from '../helpers/sqlite-plans.ts';
 import { makeItem, text } from '../helpers/items.ts';
 import { makeEndpoint, manualClock, startReceiver, type Receiver } from '../helpers/webhooks.ts';
 import { deliverDue, RETRY_SCHEDULE_MS } from '../../src/domain/webhook-delivery.ts';
@@ -18,38 +18,20 @@ import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
 
 const PARTIAL = ['webhook_deliveries_due', 'webhook_deliveries_org_due', 'webhook_deliveries_endpoint_pending'];
 
-/** Each statement's plan steps. */
-function plans(file: string, statements: string[]): { statement: string; steps: string[] }[] {
-  const raw = new BetterSqlite3(file, { readonly: true });
-  try {
-    return statements.map((statement) => {
-      const parameters = new Array((statement.match(/\?/g) ?? []).length).fill(null);
-      const plan = raw.prepare(`explain query plan ${statement}`).all(...parameters) as { detail: string }[];
-      return { statement, steps: plan.map((step) => step.detail) };
-    });
-  } finally {
-    raw.close();
-  }
-}
-
 describe('webhook work is found through the partial indexes of pending deliveries (sqlite)', () => {
   let h: Harness;
   let dir: string;
   let receiver: Receiver;
   const clock = manualClock();
-  let recording: Set<string> | undefined;
-  const prepare = BetterSqlite3.prototype.prepare;
+  let recorder: StatementRecorder;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tycho-webhook-plans-'));
-    BetterSqlite3.prototype.prepare = function (this: BetterSqlite3.Database, source: string) {
-      recording?.add(source);
-      return prepare.call(this, source);
-    } as typeof prepare;
+    recorder = recordStatements();
     h = await createHarness('sqlite', { clock, env: { DATABASE_URL: join(dir, 'tycho.sqlite') } });
     receiver = await startReceiver();
   });
   after(async () => {
-    BetterSqlite3.prototype.prepare = prepare;
+    recorder.restore();
     await receiver.close();
     await h.close();
     rmSync(dir, { recursive: true, force: true });
@@ -59,7 +41,7 @@ describe('webhook work is found through the partial indexes of pending deliverie
     const sender = httpWebhookSender(PUBLIC_ONLY);
     const deliver = (orgId?: string) => deliverDue(h.store, sender, { clock, random: () => 0.5, ...(orgId ? { orgId } : {}) });
     const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
-    recording = new Set();
+    recorder.start();
     receiver.answer = 500;
     await makeItem(h, 'people', { name: text('Ada') });
     assert.equal((await deliver()).failed, 1);
@@ -69,10 +51,8 @@ describe('webhook work is found through the partial indexes of pending deliverie
     const resent = await h.post(`/v0/tycho/webhook_endpoints/${ep.id}/deliveries`, { event_id: receiver.received.at(-1)!.id });
     assert.equal(resent.status, 202, resent.text);
     assert.equal((await deliver()).succeeded, 1, 'the re-send');
-    const statements = [...recording].filter((s) => /^select\b/i.test(s) && /"webhook_deliveries"/.test(s));
-    recording = undefined;
-
-    const found = plans(join(dir, 'tycho.sqlite'), statements);
+    const statements = recorder.stop().filter((s) => /^select\b/i.test(s) && /"webhook_deliveries"/.test(s));
+    const found = plansOf(join(dir, 'tycho.sqlite'), statements);
     const pendingReads = found.filter(({ statement }) => /status" = 'pending'/.test(statement));
     assert.ok(pendingReads.length >= 3, `the claim, the due read and the organization's claim were recorded: ${statements.join('\n')}`);
     for (const { statement, steps } of pendingReads) {
