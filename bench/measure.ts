@@ -27,6 +27,23 @@ export function cpuMs(pids: number[]): number {
   return ticksMs(pids.map((pid) => `/proc/${pid}/stat`));
 }
 
+/** Each process's CPU time so far (ms), for `cpuMsSince`. */
+export function cpuByPid(pids: number[]): Map<number, number> {
+  return new Map(pids.map((pid) => [pid, cpuMs([pid])]));
+}
+
+/**
+ * CPU ms the processes `pids` used since `before`: one started meanwhile counts whole; one that has gone
+ * counts nothing (its time since `before` is lost, rather than its earlier time taken off the sum: PostgreSQL
+ * backends come and go with the pool's connections).
+ */
+export function cpuMsSince(before: Map<number, number>, pids: number[]): number {
+  return pids.reduce((sum, pid) => {
+    const now = cpuMs([pid]);
+    return now === 0 ? sum : sum + now - (before.get(pid) ?? 0);
+  }, 0);
+}
+
 /** CPU time (user + system, ms) of a process's main thread alone: its JavaScript event loop. */
 export function mainThreadCpuMs(pid: number): number {
   return ticksMs([`/proc/${pid}/task/${pid}/stat`]);

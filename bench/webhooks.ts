@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
-import { cpuMs, mainThreadCpuMs, postgresDatabase, postgresPids, serveArguments } from './measure.ts';
+import { cpuByPid, cpuMs, cpuMsSince, mainThreadCpuMs, postgresDatabase, postgresPids, serveArguments } from './measure.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -124,11 +124,12 @@ async function main() {
   const server = await start({ DATABASE_URL: database, PORT: '0', LOG_LEVEL: 'warn', TYCHO_API_KEY: KEY, RATE_LIMITS: 'off', TYCHO_DATA_DIR: dir });
   const pid = server.child.pid!;
   type Cpu = { tycho: number; api: number; db: number };
-  const cpuNow = (): Cpu => ({ tycho: cpuMs([pid]), api: mainThreadCpuMs(pid), db: postgres ? cpuMs(postgresPids()) : 0 });
+  type CpuNow = Omit<Cpu, 'db'> & { db: Map<number, number> };
+  const cpuNow = (): CpuNow => ({ tycho: cpuMs([pid]), api: mainThreadCpuMs(pid), db: cpuByPid(postgres ? postgresPids() : []) });
   /** CPU ms used since `before`: Tycho's, its main thread's alone (the API's event loop; delivery runs on a thread of its own) and (PostgreSQL) the database server's. */
-  const cpuUsed = (before: Cpu): Cpu => {
+  const cpuUsed = (before: CpuNow): Cpu => {
     const now = cpuNow();
-    return { tycho: now.tycho - before.tycho, api: now.api - before.api, db: now.db - before.db };
+    return { tycho: now.tycho - before.tycho, api: now.api - before.api, db: cpuMsSince(before.db, [...now.db.keys()]) };
   };
   /** CPU time per create in µs. */
   const perCreate = (used: Cpu, run: { created: number }) => ({
@@ -136,7 +137,7 @@ async function main() {
     api: (used.api * 1000) / run.created,
     db: postgres ? (used.db * 1000) / run.created : undefined,
   });
-  const cpuSince = (before: Cpu, run: { created: number }) => perCreate(cpuUsed(before), run);
+  const cpuSince = (before: CpuNow, run: { created: number }) => perCreate(cpuUsed(before), run);
   try {
     const endpoint = await fetch(`${server.url}/v0/webhook_endpoints`, {
       method: 'POST',
