@@ -128,6 +128,14 @@ for (const engine of ENGINES) {
           const item = await person('Elsewhere');
           await arrivalWithinBound(receiver, 1, started);
           assert.equal(receiver.received[0]!.body.item.id, item.id);
+          // Writes closer together than the notices' spacing: the first sends the notice, the others owe one,
+          // sent after they commit; none waits for the poll.
+          for (let round = 0; round < 3; round++) {
+            const burst = Date.now();
+            const items = await Promise.all(['One', 'Two', 'Three', 'Four'].map((name) => person(`${name} ${round}`)));
+            await arrivalWithinBound(receiver, 5 + 4 * round, burst);
+            assert.deepEqual(new Set(receiver.received.slice(1 + 4 * round).map((r) => r.body.item.id)), new Set(items.map((i) => i.id)));
+          }
           await worker!.stop();
           worker = undefined;
         } finally {

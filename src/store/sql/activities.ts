@@ -20,9 +20,9 @@ export const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
 
 /**
  * `outboxWritten` is told of every write of webhook outbox rows (the store wakes the delivery worker once the
- * transaction commits).
+ * transaction commits) and answers whether to announce them to other processes now.
  */
-export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writableCtes' | 'announce'>, outboxWritten: () => void): ActivityRepo {
+export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writableCtes' | 'announce'>, outboxWritten: () => boolean): ActivityRepo {
   const shapes = shapesOf(engine);
   return {
     async insert(activity, deliveries = []) {
@@ -50,9 +50,8 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writabl
       if (outboxRows.length > 0) writes.push((q) => q.insertInto('webhook_deliveries').values(outboxRows));
       await writeTogether(db, engine, `activities.insert ${feedRows.length} ${outboxRows.length}`, binder, writes);
       if (deliveries.length === 0) return;
-      // Other processes' delivery workers hear of the outbox rows at commit.
-      await engine.announce(db, 'webhook_deliveries');
-      outboxWritten();
+      // Other processes' delivery workers hear of the outbox rows at commit, or soon after (sql-store.ts).
+      if (outboxWritten()) await engine.announce(db, 'webhook_deliveries');
     },
     async listByEntity(orgId, entityType, entityId) {
       const rows = await db

@@ -108,6 +108,10 @@ export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
  */
 class OutboxSignal {
   private readonly listeners = new Set<() => void>();
+  /** When this store last sent (or a transaction of it claimed) a notice of its outbox writes. */
+  private lastNotice = -Infinity;
+  /** The notice owed to commits that sent none, waiting for the spacing. */
+  private owed: NodeJS.Timeout | undefined;
   /** Told only of this store's own commits (a host forwarding them to a worker that hears the notices itself). */
   private readonly ownOnly = new Set<() => void>();
   private stopListening: (() => void) | undefined;
@@ -133,7 +137,44 @@ class OutboxSignal {
     for (const listener of this.listeners) listener();
     if (own) for (const listener of this.ownOnly) listener();
   }
+
+  /**
+   * Whether a transaction that wrote outbox rows sends the notice itself (inside it, so it arrives with the
+   * commit): at most one every NOTICE_SPACING_MS. A transaction that may not owes one, sent once it has
+   * committed (`owe`), so every commit is announced within the spacing, and none before it is visible.
+   */
+  claimNotice(): boolean {
+    const now = performance.now();
+    if (now - this.lastNotice < NOTICE_SPACING_MS) return false;
+    this.lastNotice = now;
+    return true;
+  }
+
+  /** After the commit of a transaction that sent no notice: one notice, once the spacing allows. */
+  owe(send: () => Promise<void>): void {
+    if (this.owed) return;
+    const wait = Math.max(0, this.lastNotice + NOTICE_SPACING_MS - performance.now());
+    this.owed = setTimeout(() => {
+      this.owed = undefined;
+      this.lastNotice = performance.now();
+      // A notice lost (the database gone, say) delays the other processes' workers until their poll.
+      send().catch(() => {});
+    }, wait);
+  }
+
+  close(): void {
+    clearTimeout(this.owed);
+    this.owed = undefined;
+  }
 }
+
+/**
+ * The least time between two notices of one store's outbox writes to the other processes' workers. Under a
+ * stream of creates on PostgreSQL a `NOTIFY` in every transaction cost the database ~200 µs per create (its
+ * notice queue, a lock at commit, every listening connection woken): bench/README.md. A worker starts rounds at
+ * most every ROUND_SPACING_MS (webhook-worker.ts) anyway, which this matches.
+ */
+const NOTICE_SPACING_MS = 25;
 
 /** Runs of one transaction before a deadlock or serialization failure is reported as a conflict. */
 const TRANSACTION_ATTEMPTS = 5;
@@ -146,13 +187,25 @@ export class SqlStore implements Store {
   private readonly heldSchemaTags = new Map<string, Later<string | undefined>>();
   /** Whether this transaction wrote outbox rows due at once (the worker is woken when it commits). */
   private wroteOutbox = false;
+  /** Whether it sent no notice of them to other processes, and owes one after its commit. */
+  private noticeOwed = false;
 
   /** The repositories, each built on first use: a transaction builds only those it touches. */
   private readonly repos: { -readonly [K in RepoName]?: Store[K] } = {};
-  /** Notes that this store wrote outbox rows due at once: a transaction wakes the worker when it commits. */
-  private readonly outboxWritten = () => {
-    if (this.inTransaction) this.wroteOutbox = true;
-    else this.outbox.emit();
+  /**
+   * Notes that this store wrote outbox rows due at once: a transaction wakes the worker when it commits.
+   * Answers whether the writer announces them to other processes now (`engine.announce`); if not, the
+   * transaction owes the notice, sent after its commit.
+   */
+  private readonly outboxWritten = (): boolean => {
+    if (!this.inTransaction) {
+      this.outbox.emit();
+      return true;
+    }
+    this.wroteOutbox = true;
+    const now = this.outbox.claimNotice();
+    if (!now) this.noticeOwed = true;
+    return now;
   };
 
   constructor(
@@ -307,6 +360,7 @@ export class SqlStore implements Store {
           return fn(tx);
         });
         if (tx?.wroteOutbox) this.outbox.emit();
+        if (tx?.noticeOwed) this.outbox.owe(() => this.engine.announce(this.db, 'webhook_deliveries'));
         return result;
       } catch (error) {
         const meaning = this.engine.classify(error);
@@ -433,6 +487,7 @@ export class SqlStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.outbox.close();
     await this.db.destroy();
     await this.engine.close();
   }

@@ -208,8 +208,8 @@ export const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
 const ATTEMPT_COLUMNS = ['id', 'org_id', 'endpoint_id', 'delivery_id', 'attempted_at', 'status_code', 'latency_ms', 'error', 'response_excerpt'] as const satisfies readonly (keyof WebhookAttemptsTable)[];
 const OUTCOME_COLUMNS = ['id', 'status', 'next_attempt_at', 'last_attempt_at', 'resends'] as const satisfies readonly (keyof WebhookDeliveriesTable)[];
 
-/** `outboxWritten` is told of every write that makes a delivery due at once, as in activityRepo. */
-export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' | 'announce'>, outboxWritten: () => void): WebhookDeliveryRepo {
+/** `outboxWritten` is told of every write that makes a delivery due at once, and answers as in activityRepo. */
+export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' | 'announce'>, outboxWritten: () => boolean): WebhookDeliveryRepo {
   // A round's record is two statements whatever its size, each prepared once: its rows travel as one JSON
   // parameter (json-rows.ts). A statement per row cost the writer (on SQLite, the API thread) a trip through the
   // query executor per row, which took more of its time than SQLite's work on the row; a statement built for
@@ -217,8 +217,7 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
   const shapes = shapesOf(engine);
   const dueAtOnce = async (write: Write) => {
     await write(db).execute();
-    await engine.announce(db, 'webhook_deliveries');
-    outboxWritten();
+    if (outboxWritten()) await engine.announce(db, 'webhook_deliveries');
   };
   return {
     async insertMany(deliveries) {
