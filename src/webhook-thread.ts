@@ -11,8 +11,8 @@
 // - The API thread wakes the thread after a turn whose commits wrote outbox rows (one message for the turn,
 //   sent after its last commit, so the round it starts sees them all), and only while the thread is idle: in
 //   shared memory the API marks work pending and the thread says whether it is idle (`WakeGate`). Under load
-//   the thread's next round is always near, and a message per turn cost the API thread ~20 µs per create. The thread's own store hears the
-//   notices of other processes sharing a PostgreSQL database, and polls.
+//   the thread's next round is always near, and a message per turn cost the API thread ~20 µs per create.
+//   The thread's own store hears the notices of other processes sharing a PostgreSQL database, and polls.
 // - The thread reports each attempt (for /metrics, which the API thread serves) and each failed round (for
 //   the log). If it dies all the same, it is started again after a pause: its leases expire meanwhile.
 // - Stopping: the thread lets its in-flight attempts finish (or releases their endpoints), records them,
