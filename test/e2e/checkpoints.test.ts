@@ -1,24 +1,21 @@
 // `tycho serve` on a SQLite file checkpoints from a thread of its own (store/sqlite/checkpointer.ts): a few
 // hundred WAL pages, far below what makes the API's own connection checkpoint, reach the database file while
 // the server runs; SIGTERM stops the thread and leaves no WAL behind; the rows are all there after a restart.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, stopServer } from '../helpers/tycho-server.ts';
+import { useTempDir } from '../helpers/temp-dir.ts';
 
 const KEY = 'tycho_checkpoints_e2e_key_0123456789';
 
 describe('background checkpoints of serve (SQLite file)', () => {
-  let dir: string;
-  before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'tycho-checkpoints-'));
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const tempDir = useTempDir('tycho-checkpoints-');
 
   it('copies committed pages into the database file while serving, below the API connection’s own threshold', async () => {
+    const dir = tempDir();
     const file = join(dir, 'tycho.sqlite');
     const env = { DATABASE_URL: file, TYCHO_API_KEY: KEY, TYCHO_DATA_DIR: dir };
     const server = await startServer(env);

@@ -1,11 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT, exportJWK, exportSPKI, generateKeyPair } from 'jose';
 import { ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { createJwtVerifier } from '../../src/domain/jwt.ts';
+import { useTempDir } from '../helpers/temp-dir.ts';
 
 const SECRET = 'a-shared-secret-of-at-least-32-characters!';
 const hs256 = (claims: Record<string, unknown>, options: { exp?: number | string; nbf?: number | string; secret?: string } = {}) => {
@@ -63,15 +63,11 @@ for (const engine of ENGINES) {
 }
 
 describe('bearer JWT, RS256 public key file and ES256 JWKS file', () => {
-  let dir: string;
-  before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'tycho-jwt-'));
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const tempDir = useTempDir('tycho-jwt-');
 
   it('verifies RS256 tokens against a PEM public key', async () => {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
-    const file = join(dir, 'public.pem');
+    const file = join(tempDir(), 'public.pem');
     writeFileSync(file, await exportSPKI(publicKey));
     const h = await createHarness('sqlite', { jwt: await createJwtVerifier({ publicKeyFile: file }) });
     try {
@@ -86,7 +82,7 @@ describe('bearer JWT, RS256 public key file and ES256 JWKS file', () => {
 
   it('verifies ES256 tokens against a JWKS file, choosing the key by kid', async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256');
-    const file = join(dir, 'jwks.json');
+    const file = join(tempDir(), 'jwks.json');
     writeFileSync(file, JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] }));
     const h = await createHarness('sqlite', { jwt: await createJwtVerifier({ jwksFile: file }) });
     try {
