@@ -35,7 +35,7 @@ export interface Io {
 
 const println = (stream: Writable, text: string) => void stream.write(`${text}\n`);
 
-/** How often `serve` runs the due work no loop of its own sends (SWEPT_WORK in domain/due-work.ts: `activity/meeting_held`) for every organization. */
+/** How often `serve` runs the due work no loop of its own sends (SWEPT_WORK in domain/due-work.ts: `activity/meeting_held`, webhook history past its retention) for every organization. */
 const DUE_WORK_SWEEP_MS = 60_000;
 
 /** How often `serve` sends the program messages that are due, and how many at most per round (so a stop waits little). */

@@ -1,13 +1,15 @@
 // Work that falls due with time: the registry that advancing an organization's clock runs before it returns.
 // A runner does what is due at `now` for one organization, and must be safe to run again (runs may overlap
-// across processes). `serve` also runs this work for every organization on its own clock: meetings held in a
-// sweep every minute (SWEPT_WORK), webhook deliveries and program messages in loops of their own.
+// across processes). `serve` also runs this work for every organization on its own clock: meetings held and
+// old webhook history pruned in a sweep every minute (SWEPT_WORK), webhook deliveries and program messages in
+// loops of their own.
 import type { Store } from './ports/store.ts';
 import type { Mailer } from './ports/mailer.ts';
 import type { WebhookSender } from './ports/webhook-sender.ts';
 import { recordMeetingsHeld } from './meetings.ts';
 import { sendDue } from './program-messages.ts';
 import { deliverDue } from './webhook-delivery.ts';
+import { pruneWebhookHistory } from './webhook-history.ts';
 
 export type DueRunner = (store: Store, options: { orgId: string; now: Date }) => Promise<unknown>;
 
@@ -17,6 +19,7 @@ export type DueWork = Record<string, DueRunner>;
 /** The work no loop of `serve` sends: its minute sweep runs this. */
 export const SWEPT_WORK: DueWork = {
   meeting_held: (store, { orgId, now }) => recordMeetingsHeld(store, () => now, orgId),
+  webhook_history: (store, { orgId, now }) => pruneWebhookHistory(store, orgId, now),
 };
 
 /** How the process sends: program messages over SMTP (to the local outbox without a mailer), webhooks. */

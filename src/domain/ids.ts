@@ -113,6 +113,11 @@ export function newId(now: number = systemClock().getTime()): string {
   return encodeId(ms, random);
 }
 
+/** The smallest id of millisecond `ms`: every id made at `ms` or later sorts at or after it. */
+export function firstIdAt(ms: number): string {
+  return encodeId(ms, [0, 0, 0, 0, 0]);
+}
+
 export function isId(value: string): boolean {
   return ID_PATTERN.test(value);
 }

@@ -2,7 +2,8 @@
 // deliveries still to send, so sending one deletes its entries instead of moving them within indexes of every
 // delivery ever made. A partial index serves only a statement that says `status = 'pending'` in its text; a
 // bound value would leave SQLite a scan or an index of every delivery. Checked on the plans of the statements
-// a delivery round, a retry, a re-send and one organization's round on its own clock prepare.
+// a delivery round, a retry, a re-send and one organization's round on its own clock prepare; and the pruning
+// of old history reaches its rows through indexes too.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { makeEndpoint, manualClock, startReceiver, type Receiver } from '../help
 import { deliverDue, RETRY_SCHEDULE_MS } from '../../src/domain/webhook-delivery.ts';
 import { httpWebhookSender } from '../../src/webhook-sender.ts';
 import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
+import { HISTORY_RETENTION_MS, pruneWebhookHistory } from '../../src/domain/webhook-history.ts';
 
 const PARTIAL = ['webhook_deliveries_due', 'webhook_deliveries_org_due', 'webhook_deliveries_endpoint_pending'];
 
@@ -68,5 +70,17 @@ describe('webhook work is found through the partial indexes of pending deliverie
       [],
       'no read binds the status',
     );
+  });
+
+  it('prunes old history through indexes: no statement of the sweep scans attempts or deliveries', async () => {
+    // Runs after the test above: its attempts and sent deliveries are the history, aged by a date past the retention.
+    recorder.start();
+    const removed = await pruneWebhookHistory(h.store, h.orgId, new Date(Date.now() + HISTORY_RETENTION_MS + 24 * 3600e3));
+    assert.ok(removed >= 4, `the attempts and the sent deliveries went: ${removed}`);
+    const statements = recorder.stop().filter((s) => /"webhook_(attempts|deliveries)"/.test(s));
+    assert.ok(statements.length >= 3, `the read and both deletes were recorded: ${statements.join('\n')}`);
+    for (const { statement, steps } of plansOf(join(dir, 'tycho.sqlite'), statements)) {
+      assert.ok(!steps.some((step) => /^SCAN (webhook_attempts|webhook_deliveries)\b/.test(step)), `${statement}\nscans: ${steps.join(' | ')}`);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { encodeBase58, isId, newId } from '../../src/domain/ids.ts';
+import { encodeBase58, firstIdAt, isId, newId } from '../../src/domain/ids.ts';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const ID = /^[1-9A-HJ-NP-Za-km-z]{22}$/;
@@ -64,6 +64,20 @@ describe('ids', () => {
       assert.equal(encodeBase58(value, 22), id, 'the same digits as the reference encoding');
       previous = value;
     }
+  });
+
+  it('firstIdAt(ms) is the least id of its millisecond: above every id of an earlier one, at most any id made at or after it', () => {
+    const now = Date.now() + 7_200_000;
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 ** 9 }), (back) => {
+        const ms = now - back;
+        const first = firstIdAt(ms);
+        assert.match(first, ID);
+        assert.equal(decodeBase58(first), BigInt(ms) << 80n);
+        assert.ok(first > encodeBase58((BigInt(ms) << 80n) - 1n, 22), 'above the last id of the millisecond before');
+        assert.ok(first <= newId(ms), 'at most an id made then (or, the clock having moved on, later)');
+      }),
+    );
   });
 
   it('isId rejects anything but 22 base58 characters', () => {

@@ -355,6 +355,16 @@ export interface WebhookDeliveryRepo {
   attempts(orgId: string, endpointId: string, page: PageRequest): Promise<Page<WebhookAttempt>>;
   /** Pending deliveries of every organization (the queue depth). */
   pendingCount(): Promise<number>;
+  /** Whether the organization has attempts or finished deliveries from before `before` (webhook-history.ts). */
+  hasHistoryBefore(orgId: string, before: HistoryCutoff): Promise<boolean>;
+  /** Deletes at most `limit` of the organization's attempts from before `before`, then as many finished deliveries last attempted before it; returns how many rows went. */
+  pruneHistory(orgId: string, before: HistoryCutoff, limit: number): Promise<number>;
+}
+
+/** A point in an organization's time, as the ids made then start (`firstIdAt`) and as a timestamp. */
+export interface HistoryCutoff {
+  id: string;
+  at: string;
 }
 
 export type LockMode = 'exclusive' | 'shared';

@@ -3,7 +3,7 @@
 // skips endpoint rows another process is claiming (FOR UPDATE SKIP LOCKED); SQLite has one writer at a time.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { mapPage } from '../../domain/pagination.ts';
-import type { WebhookDeliveryRepo, WebhookEndpointRepo } from '../../domain/ports/store.ts';
+import type { HistoryCutoff, WebhookDeliveryRepo, WebhookEndpointRepo } from '../../domain/ports/store.ts';
 import type { EndpointStatus, WebhookEndpoint } from '../../domain/webhook-endpoints.ts';
 import type { WebhookAttempt } from '../../domain/webhook-delivery.ts';
 import { DUE_AT_ONCE, type DeliveryStatus, type WebhookDelivery } from '../../domain/webhook-outbox.ts';
@@ -219,6 +219,24 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
     await write(db).execute();
     if (outboxWritten()) await engine.announce(db, 'webhook_deliveries');
   };
+  /** The organization's attempts made before the cut-off: a range of each of its endpoints' (ids are time-ordered). */
+  const oldAttempts = (orgId: string, before: HistoryCutoff, limit: number) =>
+    db
+      .selectFrom('webhook_attempts')
+      .select('id')
+      .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('org_id', '=', orgId))
+      .where('id', '<', before.id)
+      .limit(limit);
+  /** Its deliveries of events from before the cut-off that are finished and were last attempted before it too (a re-send restarts the clock). */
+  const finishedDeliveries = (orgId: string, before: HistoryCutoff, limit: number) =>
+    db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('org_id', '=', orgId)
+      .where('activity_id', '<', before.id)
+      .where('status', '!=', PENDING)
+      .where('last_attempt_at', '<', before.at)
+      .limit(limit);
   return {
     async insertMany(deliveries) {
       if (deliveries.length > 0) await dueAtOnce((q) => q.insertInto('webhook_deliveries').values(deliveries.map(deliveryRow)));
@@ -332,6 +350,18 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
           responseExcerpt: r.response_excerpt,
         }),
       );
+    },
+    async hasHistoryBefore(orgId, before) {
+      const [attempt] = await oldAttempts(orgId, before, 1).execute();
+      if (attempt) return true;
+      const [delivery] = await finishedDeliveries(orgId, before, 1).execute();
+      return delivery !== undefined;
+    },
+    async pruneHistory(orgId, before, limit) {
+      const attempts = await db.deleteFrom('webhook_attempts').where('id', 'in', oldAttempts(orgId, before, limit)).executeTakeFirst();
+      // Their remaining attempts (none older than the cut-off is left) go with them (the foreign key cascades).
+      const deliveries = await db.deleteFrom('webhook_deliveries').where('id', 'in', finishedDeliveries(orgId, before, limit)).executeTakeFirst();
+      return Number(attempts.numDeletedRows) + Number(deliveries.numDeletedRows);
     },
     async pendingCount() {
       const row = await db.selectFrom('webhook_deliveries').select(sql<number>`count(*)`.as('n')).where('status', '=', PENDING).executeTakeFirstOrThrow();
