@@ -24,6 +24,7 @@ import * as foreignKeyIndexes from './0020-foreign-key-indexes.ts';
 import * as organizationReferences from './0021-organization-references.ts';
 import * as fieldsByType from './0022-fields-by-type.ts';
 import * as webhookPendingIndexes from './0023-webhook-pending-indexes.ts';
+import * as webhookDeliveryByEndpoint from './0024-webhook-delivery-by-endpoint.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0021-organization-references': organizationReferences,
   '0022-fields-by-type': fieldsByType,
   '0023-webhook-pending-indexes': webhookPendingIndexes,
+  '0024-webhook-delivery-by-endpoint': webhookDeliveryByEndpoint,
 };
 
 /**

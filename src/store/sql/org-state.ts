@@ -31,6 +31,7 @@ const FOUND_THROUGH: Partial<Record<WithOrgId, { parent: WithOrgId; column: stri
   items: { parent: 'collections', column: 'collection_id' },
   fields: { parent: 'collections', column: 'collection_id' },
   message_attachments: { parent: 'inbox_messages', column: 'message_id' },
+  webhook_deliveries: { parent: 'webhook_endpoints', column: 'endpoint_id' },
   webhook_attempts: { parent: 'webhook_endpoints', column: 'endpoint_id' },
 };
 

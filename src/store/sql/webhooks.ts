@@ -219,20 +219,18 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
     await write(db).execute();
     if (outboxWritten()) await engine.announce(db, 'webhook_deliveries');
   };
-  /** The organization's attempts made before the cut-off: a range of each of its endpoints' (ids are time-ordered). */
+  // Both read a range of each of the organization's endpoints: attempts by id, deliveries by event (both
+  // time-ordered ids).
+  const endpointsOf = (orgId: string) => db.selectFrom('webhook_endpoints').select('id').where('org_id', '=', orgId);
+  /** The organization's attempts made before the cut-off. */
   const oldAttempts = (orgId: string, before: HistoryCutoff, limit: number) =>
-    db
-      .selectFrom('webhook_attempts')
-      .select('id')
-      .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('org_id', '=', orgId))
-      .where('id', '<', before.id)
-      .limit(limit);
+    db.selectFrom('webhook_attempts').select('id').where('endpoint_id', 'in', endpointsOf(orgId)).where('id', '<', before.id).limit(limit);
   /** Its deliveries of events from before the cut-off that are finished and were last attempted before it too (a re-send restarts the clock). */
   const finishedDeliveries = (orgId: string, before: HistoryCutoff, limit: number) =>
     db
       .selectFrom('webhook_deliveries')
       .select('id')
-      .where('org_id', '=', orgId)
+      .where('endpoint_id', 'in', endpointsOf(orgId))
       .where('activity_id', '<', before.id)
       .where('status', '!=', PENDING)
       .where('last_attempt_at', '<', before.at)
