@@ -1,6 +1,6 @@
 // Webhook endpoints (with a row per subscribed event type for the outbox's lookup), the delivery outbox, its
 // attempt log, and the endpoint leases that let several processes share the sending. On PostgreSQL a claim
-// skips endpoint rows another process is claiming (FOR UPDATE SKIP LOCKED); SQLite has one writer at a time.
+// skips endpoint rows another process is claiming (FOR NO KEY UPDATE SKIP LOCKED); SQLite has one writer at a time.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { mapPage } from '../../domain/pagination.ts';
 import type { HistoryCutoff, WebhookDeliveryRepo, WebhookEndpointRepo } from '../../domain/ports/store.ts';
@@ -150,7 +150,9 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
         )
         .orderBy('id')
         .limit(claim.limit - kept.length);
-      if (skipLocked) free = free.forUpdate().skipLocked();
+      // NO KEY UPDATE: the lease is no key, and a create writing a delivery holds KEY SHARE on the endpoint (the
+      // foreign key's check) until it commits; FOR UPDATE would skip every endpoint with events being written.
+      if (skipLocked) free = free.forNoKeyUpdate().skipLocked();
       const rows = await db
         .updateTable('webhook_endpoints')
         .set({ lease_owner: claim.owner, lease_until: claim.leaseUntil })
@@ -357,7 +359,7 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
     },
     async pruneHistory(orgId, before, limit) {
       const attempts = await db.deleteFrom('webhook_attempts').where('id', 'in', oldAttempts(orgId, before, limit)).executeTakeFirst();
-      // Their remaining attempts (none older than the cut-off is left) go with them (the foreign key cascades).
+      // Any attempt of theirs still there (the batch above cut short) goes with them: the foreign key cascades.
       const deliveries = await db.deleteFrom('webhook_deliveries').where('id', 'in', finishedDeliveries(orgId, before, limit)).executeTakeFirst();
       return Number(attempts.numDeletedRows) + Number(deliveries.numDeletedRows);
     },
