@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { sql, type Kysely } from 'kysely';
 import type { Harness } from './harness.ts';
+import type { Database } from '../../src/store/sql/schema.ts';
 
 export interface Received {
   id: string;
@@ -97,4 +99,11 @@ export async function makeEndpoint(h: Harness, receiver: Receiver, events: strin
   assert.equal(res.status, 201, res.text);
   receiver.secret = res.body.secret;
   return res.body;
+}
+
+/** An enabled endpoint row of the organization, written under the store (for tests of the store's statements). */
+export async function insertEndpointRow(raw: Kysely<Database>, orgId: string, id = 'ep'): Promise<void> {
+  const now = new Date().toISOString();
+  await sql`insert into webhook_endpoints (id, org_id, url, status, secret, subscriptions, created_at, updated_at)
+    values (${id}, ${orgId}, 'https://example.com/hook', 'enabled', 'whsec_x', '[]', ${now}, ${now})`.execute(raw);
 }

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { ENGINES } from '../helpers/harness.ts';
 import { openStoreWithRaw, type RawStore } from '../helpers/raw-store.ts';
+import { insertEndpointRow } from '../helpers/webhooks.ts';
 import { ensureOrganization } from '../../src/domain/organizations.ts';
 import { DUE_AT_ONCE } from '../../src/domain/webhook-outbox.ts';
 
@@ -18,9 +19,7 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
     before(async () => {
       s = await openStoreWithRaw(engine);
       ({ organization: { id: orgId } } = await ensureOrganization(s.store, 'claim-locks'));
-      const now = new Date().toISOString();
-      await sql`insert into webhook_endpoints (id, org_id, url, status, secret, subscriptions, created_at, updated_at)
-        values ('ep', ${orgId}, 'https://example.com/hook', 'enabled', 'whsec_x', '[]', ${now}, ${now})`.execute(s.raw);
+      await insertEndpointRow(s.raw, orgId);
       await sql`insert into webhook_deliveries (id, org_id, endpoint_id, activity_id, status, attempts, next_attempt_at, resends)
         values ('d1', ${orgId}, 'ep', 'a1', 'pending', 0, ${DUE_AT_ONCE}, 0)`.execute(s.raw);
     });

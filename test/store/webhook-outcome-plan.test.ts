@@ -9,6 +9,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { ENGINES } from '../helpers/harness.ts';
 import { openStoreWithRaw, type RawStore } from '../helpers/raw-store.ts';
+import { insertEndpointRow } from '../helpers/webhooks.ts';
 import { ensureOrganization } from '../../src/domain/organizations.ts';
 import type { WebhookDelivery } from '../../src/domain/webhook-outbox.ts';
 
@@ -30,9 +31,7 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
       } as typeof query;
       s = await openStoreWithRaw(engine);
       ({ organization: { id: orgId } } = await ensureOrganization(s.store, 'outcome-plan'));
-      const now = new Date().toISOString();
-      await sql`insert into webhook_endpoints (id, org_id, url, status, secret, subscriptions, created_at, updated_at)
-        values ('ep', ${orgId}, 'https://example.com/hook', 'enabled', 'whsec_x', '[]', ${now}, ${now})`.execute(s.raw);
+      await insertEndpointRow(s.raw, orgId);
       await sql`insert into webhook_deliveries (id, org_id, endpoint_id, activity_id, status, attempts, next_attempt_at, resends)
         select 'd' || lpad(n::text, 6, '0'), ${orgId}, 'ep', 'a' || n, 'pending', 0, '', 0 from generate_series(1, ${DELIVERIES}) as n`.execute(s.raw);
       await sql`analyze webhook_deliveries`.execute(s.raw);
