@@ -87,7 +87,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async
     {
       schema: {
         summary: "List an endpoint's delivery attempts",
-        description: 'Tycho extension: every attempt to deliver to the endpoint, newest first, with its status code, latency, error and the start of the answer.',
+        description: 'Tycho extension: every attempt to deliver to the endpoint in the last 30 days (older ones are deleted), newest first, with its status code, latency, error and the start of the answer.',
         tags: EXTENSION,
         params: Params,
         querystring: PageQuery,
