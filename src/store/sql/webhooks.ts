@@ -253,22 +253,22 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
     async saveOutcomes(records) {
       if (records.length === 0) return;
       const rows = records.map((r) => ({ id: r.delivery.id, status: r.status, next_attempt_at: r.nextAttemptAt, last_attempt_at: r.attemptedAt, resends: r.delivery.resends }));
-      // PostgreSQL takes a JSON row set for 100 rows whatever it holds, and below ~20,000 deliveries would rather
-      // hash the whole table than look 100 ids up (3.8 ms a round of 28 at 7,000 deliveries): the ids again, as
-      // an array, make it look each one up in the primary key (0.5 ms).
-      const byId = engine.name === 'postgres' ? sql`and d.id = any(array(${jsonRows(engine, 'webhook_deliveries', ['id'], slot(0))}))` : sql``;
       await db.executeQuery(
         unread(
           // A delivery re-sent meanwhile keeps the re-send's state.
-          shapes.statement('webhook_deliveries.saveOutcomes', [JSON.stringify(rows)], () =>
-            compilable(
+          shapes.statement('webhook_deliveries.saveOutcomes', [JSON.stringify(rows)], () => {
+            // PostgreSQL takes a JSON row set for 100 rows whatever it holds, and below ~20,000 deliveries would
+            // rather hash the whole table than look 100 ids up (3.8 ms a round of 28 at 7,000 deliveries): the
+            // ids again, as an array, make it look each one up in the primary key (0.5 ms).
+            const byId = engine.name === 'postgres' ? sql`and d.id = any(array(${jsonRows(engine, 'webhook_deliveries', ['id'], slot(0))}))` : sql``;
+            return compilable(
               db,
               sql`update webhook_deliveries as d
                 set status = o.status, attempts = d.attempts + 1, next_attempt_at = o.next_attempt_at, last_attempt_at = o.last_attempt_at
                 from (${jsonRows(engine, 'webhook_deliveries', OUTCOME_COLUMNS, slot(0))}) as o
                 where d.id = o.id and d.resends = o.resends ${byId}`,
-            ),
-          ),
+            );
+          }),
         ),
       );
     },
