@@ -11,7 +11,7 @@ import type { Database } from '../sql/schema.ts';
 import type { Store } from '../../domain/ports/store.ts';
 import { changeSignals } from './changes.ts';
 import { pipelineTransactions, readAhead } from './pipeline.ts';
-import { PLANNED_PER_REQUEST_MARK } from '../sql/statement-marks.ts';
+import { isPlannedPerRequest } from '../sql/statement-marks.ts';
 
 // COUNT(*) and other int8 results fit in a JavaScript number for every count Tycho makes.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -87,7 +87,7 @@ function nameStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || rest.length > 0) return query(text, values, ...rest);
-    if (text.startsWith(PLANNED_PER_REQUEST_MARK)) return query(text, values);
+    if (isPlannedPerRequest(text)) return query(text, values);
     let name = names.get(text);
     if (name === undefined && names.size < NAMED_PER_CONNECTION) names.set(text, (name = `tycho_${++counter}`));
     if (name === undefined) return query(text, values);

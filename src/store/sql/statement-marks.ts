@@ -16,10 +16,16 @@ export async function executeUnread<DB>(db: Kysely<DB>, query: Compilable<unknow
 }
 
 /**
- * A read whose best plan depends on its values: which of several conditions should drive it (a name prefix
- * matching one item, or a choice matching a third of them). postgres/open.ts sends it unnamed, so PostgreSQL
- * plans it for these values each time instead of keeping one plan per connection for every value.
+ * A statement whose best plan depends on its values, or on how big a table has grown since the connection
+ * first sent it: which of several conditions should drive a read (a name prefix matching one item, or a
+ * choice matching a third of them), or a join to rows of a JSON parameter. postgres/open.ts sends it unnamed,
+ * so PostgreSQL plans it for these values and these tables each time instead of keeping one plan per
+ * connection.
  */
 export const PLANNED_PER_REQUEST_MARK = '/* planned per request */ ';
 
 export const plannedPerRequest = <R>(statement: CompiledQuery<R>): CompiledQuery<R> => ({ ...statement, sql: PLANNED_PER_REQUEST_MARK + statement.sql });
+
+/** Whether `text` is marked as planned per request (behind the unread mark, where it carries both). */
+export const isPlannedPerRequest = (text: string): boolean =>
+  text.startsWith(PLANNED_PER_REQUEST_MARK, text.startsWith(UNREAD_MARK) ? UNREAD_MARK.length : 0);
