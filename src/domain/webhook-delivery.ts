@@ -137,7 +137,8 @@ export async function deliverDue(store: Store, sender: WebhookSender, options: D
   const round: DeliveryRound = { attempts: 0, succeeded: 0, failed: 0, more: endpoints.length === limit };
   const drain = async (endpoint: WebhookEndpoint) => {
     const clock = clockIn(options, endpoint.orgId, options.clock);
-    // Released with the round's record, in its transaction; here only when nothing was sent or recording failed.
+    // Ended (or kept) by the round's record, in its transaction; released here only when nothing was sent or
+    // recording failed.
     let released = false;
     try {
       const due = await store.webhookDeliveries.due(endpoint.id, clock().toISOString(), batch);
@@ -156,7 +157,7 @@ export async function deliverDue(store: Store, sender: WebhookSender, options: D
         if (!attempt.ok) break;
       }
       if (sent.length > 0) {
-        await record(store, endpoint, owner, sent, options, leaseUntil);
+        await record(store, endpoint, owner, sent, options);
         released = true;
       }
       if (due.length === batch || sent.length < due.length) round.more = true;
@@ -202,8 +203,8 @@ async function send(sender: WebhookSender, endpoint: WebhookEndpoint, delivery: 
 
 /**
  * What recording a round writes, in one transaction (one commit for a whole batch): its attempts, the
- * deliveries' and the endpoint's new state, and the end (or, with `keepLeases`, the renewal) of the endpoint's
- * lease. Plain data, so that another thread can write it (`Recorder`).
+ * deliveries' and the endpoint's new state, and the end of the endpoint's lease unless it is kept. Plain data,
+ * so that another thread can write it (`Recorder`).
  */
 export interface RoundRecord {
   endpointId: string;
@@ -212,8 +213,13 @@ export interface RoundRecord {
   outcomes: AttemptRecord[];
   /** The endpoint's health, when the round changed it. */
   health?: { failingSince: string | null; disable: boolean };
-  /** Until when the lease is renewed; null: it is released. */
-  leaseUntil: string | null;
+  /**
+   * Whether the record ends the endpoint's lease. A kept lease (`keepLeases`) is left as it is: the next claim
+   * takes it back with a read while at least half of it is left and renews it when less is (once a minute,
+   * where renewing it with every record wrote the endpoint's row many times a second, and a create writing
+   * a delivery to the endpoint holds a lock on that row).
+   */
+  release: boolean;
 }
 
 /** Writes a round's record: `writeRound` on the delivering store unless another writer is named. */
@@ -223,7 +229,7 @@ export type Recorder = (record: RoundRecord) => Promise<void>;
  * Records a round. A crash between sending and recording sends those events again later: at least once, with
  * the same `webhook-id`. A delivery re-sent meanwhile keeps the re-send's state (the attempt is still logged).
  */
-async function record(store: Store, endpoint: WebhookEndpoint, owner: string, sent: Sent[], options: DeliverOptions, leaseUntil: () => string): Promise<void> {
+async function record(store: Store, endpoint: WebhookEndpoint, owner: string, sent: Sent[], options: DeliverOptions): Promise<void> {
   let failingSince = endpoint.failingSince;
   let disable = false;
   const outcomes: AttemptOutcome[] = [];
@@ -252,7 +258,7 @@ async function record(store: Store, endpoint: WebhookEndpoint, owner: string, se
     ...(failingSince !== endpoint.failingSince || disable ? { health: { failingSince, disable } } : {}),
     // Not for an organization on a controlled clock: advancing it sends its due work with a lease owner of its
     // own before it answers (due-work.ts), and an endpoint leased between rounds would be skipped.
-    leaseUntil: options.keepLeases && !options.orgClocks?.has(endpoint.orgId) ? leaseUntil() : null,
+    release: !options.keepLeases || options.orgClocks?.has(endpoint.orgId) === true,
   };
   await (options.recorder ?? ((r: RoundRecord) => writeRound(store, r)))(round);
   sent.forEach(({ result }, i) => options.observer?.attempted(outcomes[i]!, result.latencyMs / 1000));
@@ -264,8 +270,7 @@ export async function writeRound(store: Store, round: RoundRecord): Promise<void
     await tx.webhookDeliveries.insertAttempts(round.attempts);
     await tx.webhookDeliveries.saveOutcomes(round.outcomes);
     if (round.health) await tx.webhookEndpoints.setHealth(round.endpointId, round.health.failingSince, round.health.disable);
-    if (round.leaseUntil !== null) await tx.webhookEndpoints.renewLease(round.endpointId, round.owner, round.leaseUntil);
-    else await tx.webhookEndpoints.releaseLease(round.endpointId, round.owner);
+    if (round.release) await tx.webhookEndpoints.releaseLease(round.endpointId, round.owner);
   });
 }
 
