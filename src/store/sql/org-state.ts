@@ -41,6 +41,9 @@ const OUTSIDE_STATE: readonly WithOrgId[] = ['api_keys', 'org_clocks', 'snapshot
 /** The column naming a file's contents in the blob store, in any table. */
 const BLOB_KEY = 'blob_key';
 
+/** Ids per statement where rows are deleted by id. */
+const DELETE_BATCH = 1000;
+
 /** Kysely's own bookkeeping. */
 const MIGRATION_TABLES = new Set(['kysely_migration', 'kysely_migration_lock']);
 
@@ -154,12 +157,26 @@ export function orgStateRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' |
   };
   const rowsOf = (found: Catalogue, table: OwnedTable, orgId: string, columns: RawBuilder<unknown> = sql`c.*`) =>
     sql<Row>`select ${columns} ${reach(found, table, orgId)}`;
-  /** A table without an id of its own (item_values) goes by its parent's ids. */
-  const deleteRows = (found: Catalogue, table: OwnedTable, orgId: string) => {
-    if (!table.through) return sql`delete from ${sql.table(table.name)} where org_id = ${orgId}`;
-    if (table.columns.includes('id')) return sql`delete from ${sql.table(table.name)} where id in (select c.id ${reach(found, table, orgId)})`;
-    const parent = found.byName.get(table.through.parent)!;
-    return sql`delete from ${sql.table(table.name)} where ${sql.ref(table.through.column)} in (select c.id ${reach(found, parent, orgId)})`;
+  /** `column` is one of `ids`, which travel as one parameter (a JSON array on SQLite, an array on PostgreSQL). */
+  const among = (column: string, ids: string[]) =>
+    engine.name === 'postgres' ? sql`${sql.ref(column)} = any(${ids}::text[])` : sql`${sql.ref(column)} in (select value from json_each(${JSON.stringify(ids)}))`;
+  /**
+   * A table found through a parent is deleted by id: the ids read first, through the indexes, then deleted
+   * DELETE_BATCH at a time. PostgreSQL planned `in (select … the organization's rows)` as a hash of them over a
+   * scan of the whole table, every organization's rows (121 ms of a sandbox's deletion beside 100,000 items).
+   * A table without an id of its own (item_values) goes by its parent's ids.
+   */
+  const deleteRows = async (found: Catalogue, table: OwnedTable, orgId: string) => {
+    if (!table.through) {
+      await sql`delete from ${sql.table(table.name)} where org_id = ${orgId}`.execute(db);
+      return;
+    }
+    const column = table.columns.includes('id') ? 'id' : table.through.column;
+    const owner = column === 'id' ? table : found.byName.get(table.through.parent)!;
+    const ids = (await sql<{ id: string }>`select c.id ${reach(found, owner, orgId)}`.execute(db)).rows.map((r) => r.id);
+    for (let i = 0; i < ids.length; i += DELETE_BATCH) {
+      await sql`delete from ${sql.table(table.name)} where ${among(column, ids.slice(i, i + DELETE_BATCH))}`.execute(db);
+    }
   };
   // Rows written behind the repositories' backs: whatever any process remembers of any of them goes.
   const announceAll = async () => {
@@ -193,12 +210,12 @@ export function orgStateRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' |
     async clear(orgId) {
       await announceAll();
       const found = await catalogue();
-      for (const table of [...found.tables].reverse()) if (table.state) await deleteRows(found, table, orgId).execute(db);
+      for (const table of [...found.tables].reverse()) if (table.state) await deleteRows(found, table, orgId);
     },
     async removeOrganization(orgId) {
       await announceAll();
       const found = await catalogue();
-      for (const table of [...found.tables].reverse()) await deleteRows(found, table, orgId).execute(db);
+      for (const table of [...found.tables].reverse()) await deleteRows(found, table, orgId);
       await db.deleteFrom('organizations').where('id', '=', orgId).execute();
     },
     async blobKeys(orgId) {
