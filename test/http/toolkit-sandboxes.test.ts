@@ -210,6 +210,20 @@ for (const engine of ENGINES) {
       assert.equal(own.status, 422, own.text);
     });
 
+    it('deleting a sandbox removes every row, more items than one delete statement takes included', async () => {
+      const sandbox = await newSandbox(h);
+      // 1,001 items with a value row each: the items and their value rows go by id, 1,000 per statement.
+      for (let i = 0; i <= 1000; i++) {
+        const res = await h.post('/v0/collections/people/items', { values: { name: text(`Bulk ${i}`) } }, { key: sandbox.key });
+        assert.equal(res.status, 201, res.text);
+      }
+      assert.ok((await h.store.orgState.read(sandbox.id)).rows > 2000);
+      const mine = await ids(h, '/v0/collections/people/items?limit=100', h.key);
+      assert.equal((await h.delete(`/v0/tycho/admin/sandboxes/${sandbox.id}`, admin)).status, 204);
+      assert.deepEqual(await h.store.orgState.read(sandbox.id), { tables: {}, rows: 0 });
+      assert.deepEqual(await ids(h, '/v0/collections/people/items?limit=100', h.key), mine);
+    });
+
     it('a snapshot name is checked and names its pointer', async () => {
       const sandbox = await newSandbox(h);
       const res = await h.post('/v0/tycho/snapshots', { name: 'no spaces' }, { key: sandbox.key });
