@@ -145,7 +145,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(await tagsetsOf(sales.id), []);
     });
 
-    it('bug: include[]=tagsets on /inboxes was ignored — it shows the tagsets whole (list and retrieve); the older include[]=tagset too', async () => {
+    it('bug: include[]=tagsets on /inboxes was ignored — it shows the tagsets whole (list and retrieve); the older include[]=tagset too, adding the first as `tagset`', async () => {
       const tagset = await makeTagset(h, { name: 'Triage', tags: [{ name: 'Urgent', color: 'red' }], associations: [{ type: 'inbox', id: sales.id }] });
       try {
         for (const include of ['include[]=tagsets', 'include[]=tagset', 'include=tagset']) {
@@ -156,6 +156,11 @@ for (const engine of ENGINES) {
           assert.equal(listed.status, 200, listed.text);
           assert.deepEqual(listed.body.data.find((i: any) => i.id === sales.id).tagsets, [tagset], include);
           assert.deepEqual(listed.body.data.find((i: any) => i.id === support.id).tagsets, [], include);
+          // The older SDKs (Python, Go) read the one tagset they ask for from `tagset`; the newer spelling gets none.
+          const older = include !== 'include[]=tagsets';
+          assert.deepEqual(one.body.tagset, older ? tagset : undefined, include);
+          assert.deepEqual(listed.body.data.find((i: any) => i.id === sales.id).tagset, older ? tagset : undefined, include);
+          assert.equal(listed.body.data.find((i: any) => i.id === support.id).tagset, older ? null : undefined, include);
         }
         // Without include[], pointers.
         assert.deepEqual((await h.get(`/v0/inboxes/${sales.id}`)).body.tagsets, pointers([tagset.id]));
