@@ -274,6 +274,8 @@ async function main(): Promise<void> {
     const downloadPath = new URL(stored.download_url as string).pathname + new URL(stored.download_url as string).search;
     const allScenarios: Scenario[] = [
       { name: 'retrieve one item', method: 'GET', path: `/v0/collections/people/items/${itemId}`, db: { name: 'db', method: 'GET', path: `/item/${itemId}` } },
+      // What an SDK reads to learn a collection's fields.
+      { name: 'retrieve a collection with its fields', method: 'GET', path: '/v0/collections/people' },
       { name: 'list 20, page 1', method: 'GET', path: '/v0/collections/people/items?limit=20' },
       {
         name: deepName,

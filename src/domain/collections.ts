@@ -118,9 +118,10 @@ export async function findCollection(store: Store, orgId: string, idOrRef: strin
   return orNotFound(store.collections.find(orgId, idOrRef));
 }
 
+/** The collection with its fields, from the schema the store keeps while the organization's schema is unchanged. */
 export async function getCollection(store: Store, orgId: string, idOrRef: string): Promise<CollectionWithFields> {
-  const collection = await findCollection(store, orgId, idOrRef);
-  return { collection, fields: await describeFields(store, orgId, await store.fields.listByCollection(orgId, collection.id)) };
+  const { collection, fields, funnels } = await orNotFound(store.loadSchema(orgId, idOrRef));
+  return { collection, fields: await describeFields(store, orgId, fields, funnels) };
 }
 
 export function listCollections(store: Store, orgId: string, page: PageRequest): Promise<Page<Collection>> {

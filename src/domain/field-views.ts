@@ -23,7 +23,8 @@ export interface FieldView {
   sourceField?: FieldRef;
 }
 
-export async function describeFields(store: Store, orgId: string, fields: Field[]): Promise<FieldView[]> {
+/** `funnels`: the fields' funnels where the caller has them already (a collection's schema holds them). */
+export async function describeFields(store: Store, orgId: string, fields: Field[], funnels?: Funnel[]): Promise<FieldView[]> {
   const funnelIds = new Set<string>();
   const fieldIds = new Set<string>();
   for (const { config } of fields) {
@@ -31,8 +32,8 @@ export async function describeFields(store: Store, orgId: string, fields: Field[
     for (const id of config.reverseFieldIds ?? []) fieldIds.add(id);
     if (config.sourceFieldId) fieldIds.add(config.sourceFieldId);
   }
-  const [funnels, related] = await Promise.all([
-    store.funnels.findMany(orgId, [...funnelIds]),
+  const [found, related] = await Promise.all([
+    funnels ?? store.funnels.findMany(orgId, [...funnelIds]),
     store.fields.findMany(orgId, [...fieldIds]),
   ]);
   const collectionIds = new Set<string>(related.map((f) => f.collectionId));
@@ -40,7 +41,7 @@ export async function describeFields(store: Store, orgId: string, fields: Field[
   const collections = await store.collections.findMany(orgId, [...collectionIds]);
 
   const collectionRef = new Map(collections.map((c) => [c.id, { id: c.id, ref: c.ref }]));
-  const funnelById = new Map(funnels.map((f) => [f.id, f]));
+  const funnelById = new Map(found.map((f) => [f.id, f]));
   const fieldRef = new Map(
     related.flatMap((f) => {
       const collection = collectionRef.get(f.collectionId);
