@@ -5,7 +5,7 @@
 import { newId } from './ids.ts';
 import type { Principal } from './api-keys.ts';
 import { AppError, badParameter, orNotFound } from './errors.ts';
-import { parseQueryTime, QUERY_TIME_SHAPES, type Rounding } from './query-time.ts';
+import { INSTANT_SHAPES, parseInstant, type Rounding } from './instants.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
 import { outboxRows } from './webhook-outbox.ts';
@@ -121,8 +121,8 @@ export interface ActivityFilters {
 /** Reads a time bound; `rounding` keeps a bound finer than a millisecond on the safe side. */
 function timeBound(value: string | undefined, parameter: string, rounding: Rounding): string | undefined {
   if (value === undefined) return undefined;
-  const instant = parseQueryTime(value, rounding);
-  if (instant === null) throw badParameter(parameter, `${parameter} must be ${QUERY_TIME_SHAPES}; got "${value}"`);
+  const instant = parseInstant(value, { rounding, query: true });
+  if (instant === null) throw badParameter(parameter, `${parameter} must be ${INSTANT_SHAPES}; got "${value}"`);
   return instant;
 }
 

@@ -161,6 +161,14 @@ for (const engine of ENGINES) {
       }
     });
 
+    it('times as the Ruby SDK writes a Time (Time#to_s) are read as ISO 8601 is', async () => {
+      const res = await h.post('/v0/calls', callBody({ start_at: '2025-02-17 15:01:00 UTC', answered_at: '2025-02-17 10:01:30 -0500', end_at: '2025-02-17 16:11:00 +0100' }));
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.start_at, '2025-02-17T15:01:00.000Z');
+      assert.equal(res.body.answered_at, '2025-02-17T15:01:30.000Z');
+      assert.equal(res.body.end_at, '2025-02-17T15:11:00.000Z');
+    });
+
     it('a timestamp without a zone or that does not exist → 422 at it', async () => {
       assertInvalid(await h.post('/v0/calls', callBody({ start_at: '2025-02-17T15:01:00' })), '/start_at');
       assertInvalid(await h.post('/v0/calls', callBody({ start_at: '2025-02-30T15:01:00Z' })), '/start_at');

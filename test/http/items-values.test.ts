@@ -232,7 +232,11 @@ for (const engine of ENGINES) {
       it('datetime: normalised to UTC with milliseconds; a zone is required', async () => {
         assert.deepEqual(await roundTrip('met_at', val('datetime', '2025-02-17T16:00:00Z')), val('datetime', '2025-02-17T16:00:00.000Z'));
         assert.deepEqual(await roundTrip('met_at', val('datetime', '2025-02-17T18:00:00+02:00')), val('datetime', '2025-02-17T16:00:00.000Z'));
+        // The Ruby SDK writes a Time into a JSON body as Time#to_s does.
+        assert.deepEqual(await roundTrip('met_at', val('datetime', '2025-02-17 16:00:00 UTC')), val('datetime', '2025-02-17T16:00:00.000Z'));
+        assert.deepEqual(await roundTrip('met_at', val('datetime', '2025-02-17 11:00:00 -0500')), val('datetime', '2025-02-17T16:00:00.000Z'));
         await rejects('met_at', val('datetime', '2025-02-17T16:00:00'));
+        await rejects('met_at', val('datetime', '2025-02-17 16:00:00'));
         await rejects('met_at', val('datetime', 'yesterday'));
       });
     });

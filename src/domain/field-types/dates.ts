@@ -1,9 +1,9 @@
-// Calendar dates ("2025-02-17", must exist) and instants (ISO 8601 with a zone; stored and returned in UTC
-// with milliseconds).
+// Calendar dates ("2025-02-17", must exist) and instants (ISO 8601 with a zone, or Ruby's Time#to_s:
+// instants.ts; stored and returned in UTC with milliseconds).
+import { parseInstant } from '../instants.ts';
 import { asIs, describeJson, ValueProblem, type ValueType } from './value-type.ts';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:?\d{2})$/;
 
 function dayExists(year: number, month: number, day: number): boolean {
   if (month < 1 || month > 12 || day < 1) return false;
@@ -15,13 +15,9 @@ export function parseDate(data: unknown): string | null {
   return m && dayExists(Number(m[1]), Number(m[2]), Number(m[3])) ? data as string : null;
 }
 
-/** The UTC instant an ISO 8601 date-time with a zone names, or null. */
+/** The UTC instant a date-time with a zone names (in a body), or null. */
 export function parseDateTime(data: unknown): string | null {
-  const m = typeof data === 'string' ? DATETIME.exec(data) : null;
-  if (!m || !dayExists(Number(m[1]), Number(m[2]), Number(m[3]))) return null;
-  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 59) return null;
-  const time = Date.parse((data as string).replace(' ', 'T'));
-  return Number.isNaN(time) ? null : new Date(time).toISOString();
+  return typeof data === 'string' ? parseInstant(data) : null;
 }
 
 export const date: ValueType = {

@@ -8,7 +8,7 @@ import { PageQuery, Timestamp } from './common.ts';
 const ActivityType = Type.Union(ACTIVITY_TYPES.map((t) => Type.Literal(t)), { errorMessage: `must be an activity type such as activity/item_created` });
 const Relation = Type.Union([Type.Literal('actor'), Type.Literal('object'), Type.Literal('target')], { errorMessage: 'must be actor, object or target' });
 const eq = <T extends Parameters<typeof Type.Optional>[0]>(name: string, schema: T) => operators(name, { eq: Type.Optional(schema) });
-// Times are read by the domain (parseQueryTime), which names the accepted shapes when one is refused.
+// Times are read by the domain (parseInstant), which names the accepted shapes when one is refused.
 const Window = operators('occurred_at', { gte: Type.Optional(Type.String()), lte: Type.Optional(Type.String()) });
 /** Both spellings take a list of types too (`type[in][]`, `filter[type][in][]`). */
 const Types = operators('type', { eq: Type.Optional(ActivityType), in: Type.Optional(Type.Array(ActivityType)) });

@@ -1,10 +1,13 @@
-// parseQueryTime: the time shapes query parameters accept (ISO 8601, Ruby's Time#to_s, numeric offsets with
-// and without a colon, a `+` decoded to a space), how finer-than-millisecond times round, and what is refused.
+// parseInstant: the time shapes bodies and query parameters accept (ISO 8601, Ruby's Time#to_s, numeric offsets
+// with and without a colon; in a query, a `+` decoded to a space), how finer-than-millisecond times round, and
+// what is refused.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseQueryTime, type Rounding } from '../../src/domain/query-time.ts';
+import { parseInstant, type Rounding } from '../../src/domain/instants.ts';
 
-describe('parseQueryTime', () => {
+const parseQueryTime = (text: string, rounding?: Rounding) => parseInstant(text, { query: true, ...(rounding ? { rounding } : {}) });
+
+describe('parseInstant', () => {
   it('reads every accepted shape as the same UTC instant', () => {
     const cases: [string, string][] = [
       // ISO 8601
@@ -40,6 +43,18 @@ describe('parseQueryTime', () => {
       ['0099-06-01T00:00:00Z', '0099-06-01T00:00:00.000Z'],
     ];
     for (const [text, expected] of cases) assert.equal(parseQueryTime(text), expected, JSON.stringify(text));
+  });
+
+  it('reads the same shapes in a body, where a space is never a sign and blanks are not trimmed', () => {
+    // What the Ruby SDK writes for a Time in a JSON body (Time#to_s), and ISO 8601.
+    assert.equal(parseInstant('2025-01-01 00:00:00 UTC'), '2025-01-01T00:00:00.000Z');
+    assert.equal(parseInstant('2024-12-31 19:00:00 -0500'), '2025-01-01T00:00:00.000Z');
+    assert.equal(parseInstant('2025-01-01 09:00:00 +0900'), '2025-01-01T00:00:00.000Z');
+    assert.equal(parseInstant('2025-01-01T01:00:00+01:00'), '2025-01-01T00:00:00.000Z');
+    for (const text of ['2025-01-01T01:00:00 01:00', '2025-01-01 01:00:00  0100', ' 2025-01-01T00:00:00Z ', '2025-01-01T00:00:00Z\n']) {
+      assert.equal(parseInstant(text), null, JSON.stringify(text));
+      assert.notEqual(parseQueryTime(text), null, JSON.stringify(text));
+    }
   });
 
   it('rounds a finer time down for an upper bound and up for a lower bound', () => {

@@ -1,25 +1,26 @@
-// Instants given in a query string (`occurred_at[gte]=…`). Besides ISO 8601, clients send what their language
-// prints by default: Ruby's Time#to_s is `2025-01-01 00:00:00 UTC` (or `… -0500`), and a `+` that was not
-// percent-encoded arrives as a space. Every form needs a time and a zone: a bare local time names no instant.
+// Instants as clients send them, in bodies and query strings. Besides ISO 8601, clients send what their
+// language prints by default: Ruby's Time#to_s is `2025-01-01 00:00:00 UTC` (or `… -0500`), and the Ruby SDK
+// puts a Time into a JSON body that way. In a query string, a `+` that was not percent-encoded arrives as a
+// space. Every form needs a time and a zone: a bare local time names no instant.
 
 // date, `T` or space, hh:mm[:ss[.fraction]], optional space, zone.
-const QUERY_TIME =
+const INSTANT =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)? ?(?:([Zz]|UTC|GMT)|([+\- ])(\d{2})(?::?(\d{2}))?)$/;
 
 /** How a time finer than a millisecond becomes one: down for an upper bound, up for a lower bound. */
 export type Rounding = 'floor' | 'ceil';
 
 /** The accepted shapes, for error messages. */
-export const QUERY_TIME_SHAPES = 'an ISO 8601 date and time with a zone (2025-01-01T00:00:00Z, 2025-01-01T00:00:00+01:00) or 2025-01-01 00:00:00 UTC / +0000 / -0500';
+export const INSTANT_SHAPES = 'an ISO 8601 date and time with a zone (2025-01-01T00:00:00Z, 2025-01-01T00:00:00+01:00) or 2025-01-01 00:00:00 UTC / +0000 / -0500';
 
 /**
  * The UTC instant (ISO 8601 with milliseconds, as Tycho stores times) that `text` names, or null when it is
- * not one of the accepted shapes or names no existing day and time. A space where the offset's sign belongs
- * is read as `+` (a query-string `+` decodes to a space).
+ * not one of the accepted shapes or names no existing day and time. In a query string (`query`) surrounding
+ * blanks are ignored and a space where the offset's sign belongs is read as `+`.
  */
-export function parseQueryTime(text: string, rounding: Rounding = 'floor'): string | null {
-  const m = QUERY_TIME.exec(text.trim());
-  if (!m) return null;
+export function parseInstant(text: string, { rounding = 'floor', query = false }: { rounding?: Rounding; query?: boolean } = {}): string | null {
+  const m = INSTANT.exec(query ? text.trim() : text);
+  if (!m || (!query && m[9] === ' ')) return null;
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null;
   if (hour > 23 || minute > 59 || second > 59) return null;
