@@ -7,7 +7,7 @@ import { timestamp, type Clock } from './clock.ts';
 import { buildFields, type FieldSpec } from './fields.ts';
 import { describeFields, type FieldView } from './field-views.ts';
 import type { Page, PageRequest } from './pagination.ts';
-import type { Store } from './ports/store.ts';
+import type { SchemaParts, Store } from './ports/store.ts';
 import { longerThan } from './characters.ts';
 
 export type CollectionKind = 'system' | 'form' | 'custom';
@@ -118,10 +118,24 @@ export async function findCollection(store: Store, orgId: string, idOrRef: strin
   return orNotFound(store.collections.find(orgId, idOrRef));
 }
 
+/**
+ * The fields as a collection shows them, per schema object the store hands out: what they show of other
+ * objects (funnels, related fields and collections) is the organization's schema too, which a new object
+ * replaces whenever any of it changes.
+ */
+const shownFields = new WeakMap<SchemaParts, Promise<FieldView[]>>();
+
 /** The collection with its fields, from the schema the store keeps while the organization's schema is unchanged. */
 export async function getCollection(store: Store, orgId: string, idOrRef: string): Promise<CollectionWithFields> {
-  const { collection, fields, funnels } = await orNotFound(store.loadSchema(orgId, idOrRef));
-  return { collection, fields: await describeFields(store, orgId, fields, funnels) };
+  const parts = await orNotFound(store.loadSchema(orgId, idOrRef));
+  let fields = shownFields.get(parts);
+  if (!fields) {
+    fields = describeFields(store, orgId, parts.fields, parts.funnels);
+    shownFields.set(parts, fields);
+    // A failed read is not remembered.
+    fields.catch(() => shownFields.delete(parts));
+  }
+  return { collection: parts.collection, fields: await fields };
 }
 
 export function listCollections(store: Store, orgId: string, page: PageRequest): Promise<Page<Collection>> {

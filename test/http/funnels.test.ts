@@ -235,12 +235,16 @@ for (const engine of ENGINES) {
       assert.equal(errorOf(res).source?.pointer, '/steps/1/id');
     });
 
-    it("shows the updated funnel on the stage fields that use it", async () => {
+    it("shows the updated funnel on the stage fields that use it, in the collection's retrieve too", async () => {
       const funnel = await create('Shared');
       const c = await createCollection(h, 'Boards');
       const field = await createField(h, c.id, { type: 'field/stage', name: 'Lane', funnel: { type: 'funnel', id: funnel.id } });
+      const shownIn = async () => (await h.get(`/v0/collections/${c.id}`)).body.fields.find((f: any) => f.id === field.id).funnel;
+      // The collection's retrieve keeps what its fields show while the schema is unchanged: read it before.
+      assert.deepEqual(await shownIn(), funnel);
       const updated = (await h.patch(`/v0/funnels/${funnel.id}`, { name: 'Shared v2', steps: [{ id: funnel.steps[2].id, name: 'Done', step_type: 'success' }] })).body;
       assert.deepEqual((await h.get(`/v0/collections/${c.id}/fields/${field.id}`)).body.funnel, updated);
+      assert.deepEqual(await shownIn(), updated);
     });
 
     it('dropping a step removes it from the items that were in it', async () => {
