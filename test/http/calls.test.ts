@@ -174,6 +174,9 @@ for (const engine of ENGINES) {
       assertInvalid(await h.post('/v0/calls', callBody({ start_at: '2025-02-30T15:01:00Z' })), '/start_at');
       assertInvalid(await h.post('/v0/calls', callBody({ end_at: 'yesterday' })), '/end_at');
       assertInvalid(await h.post('/v0/calls', callBody({ answered_at: '2025-02-17' })), '/answered_at');
+      // A space where the offset's sign belongs is a query string's decoded `+`, never a body's.
+      assertInvalid(await h.post('/v0/calls', callBody({ start_at: '2025-02-17T15:01:00 01:00' })), '/start_at');
+      assertInvalid(await h.post('/v0/calls', callBody({ start_at: ' 2025-02-17T15:01:00Z' })), '/start_at');
     });
 
     it('recordings: only audio/mpeg (422 at the content_type otherwise), a URL with a scheme; accepted recordings are kept', async () => {

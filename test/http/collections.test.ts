@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
+import { ADMIN_KEY, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 
 for (const engine of ENGINES) {
   describe(`collections (${engine})`, () => {
@@ -55,6 +55,18 @@ for (const engine of ENGINES) {
       assert.equal(renamed.body.name, 'Hot Leads');
       assert.equal(renamed.body.ref, 'leads');
       assert.equal((await h.get('/v0/collections/leads')).body.name, 'Hot Leads');
+    });
+
+    it('an unknown collection, or another organization\'s, is 404 in the errors envelope', async () => {
+      const res = await h.get('/v0/collections/unknown');
+      assert.equal(res.status, 404, res.text);
+      assert.equal(errorOf(res).status, '404');
+      const other = await h.post('/v0/tycho/admin/sandboxes', {}, { key: ADMIN_KEY });
+      assert.equal(other.status, 201, other.text);
+      const theirs = await h.post('/v0/collections', { name: 'Private' }, { key: other.body.api_key });
+      assert.equal(theirs.status, 201, theirs.text);
+      assert.equal((await h.get(`/v0/collections/${theirs.body.id}`)).status, 404);
+      assert.equal((await h.get(`/v0/collections/${theirs.body.id}`, { key: other.body.api_key })).status, 200);
     });
 
     it('rejects a blank name with a pointer', async () => {
