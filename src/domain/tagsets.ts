@@ -147,11 +147,13 @@ export async function tagsById(store: Store, orgId: string): Promise<Map<string,
   return new Map((await allTagsets(store, orgId)).flatMap((t) => t.tags.map((tag): [string, Tag] => [tag.id, tag])));
 }
 
-/** The tags of tagsets offered on calls or on meetings, by id (one range scan of the links to that target). */
+/**
+ * The tags of tagsets offered on calls or on meetings, by id. A tagset with no associations at all is offered
+ * everywhere: the SDKs cannot send `associations`, and a tagset they create must still tag calls and meetings.
+ */
 export async function tagsAvailableOn(store: Store, orgId: string, on: 'calls' | 'meetings'): Promise<Map<string, Tag>> {
-  const links = await store.links.sourcesOf(orgId, { type: on, id: null }, 'tagset');
-  const tagsets = await store.tagsets.findMany(orgId, links.map((l) => l.fromId));
-  return new Map(tagsets.flatMap((t) => t.tags.map((tag): [string, Tag] => [tag.id, tag])));
+  const offered = (await allTagsets(store, orgId)).filter((t) => t.associations.length === 0 || t.associations.some((a) => a.type === on));
+  return new Map(offered.flatMap((t) => t.tags.map((tag): [string, Tag] => [tag.id, tag])));
 }
 
 /**

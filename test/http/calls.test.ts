@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { upsertCall, type CallInput } from '../../src/domain/calls.ts';
+import { createInbox } from '../../src/domain/inboxes.ts';
 import type { Principal } from '../../src/domain/api-keys.ts';
 import { assertInvalid, collectionPointer, makeItem, text, val, walkForward, type CollectionPointer } from '../helpers/items.ts';
 import { activitiesOf } from '../helpers/activities.ts';
@@ -332,6 +333,17 @@ for (const engine of ENGINES) {
       assertInvalid(await h.post('/v0/calls', callBody({ tags: [tag(hot), { id: UNKNOWN_ID, type: 'tag' }] })), '/tags/1/id');
       assertInvalid(await h.post('/v0/calls', callBody({ tags: [tag(inboxOnly)] })), '/tags/0/id');
       assertInvalid(await h.post('/v0/calls', callBody({ tags: [{ id: hot.id, type: 'tagset' }] })), '/tags/0/type');
+    });
+
+    it('a tagset created without associations (the SDKs cannot send them) tags calls; inboxes do not list it', async () => {
+      const open = await h.post('/v0/tagsets', { name: 'Outcomes', tags: [{ name: 'Booked demo', color: 'green' }] });
+      assert.equal(open.status, 201, open.text);
+      assert.deepEqual(open.body.associations, []);
+      const [booked] = open.body.tags;
+      const c = await makeCall(h, { tags: [tag(booked), tag(hot)] });
+      assert.deepEqual(c.tags.map((t: any) => t.id), [booked.id, hot.id]);
+      const inbox = await createInbox(h.store, h.orgId, { name: 'Support', email: 'support@tycho.test' });
+      assert.deepEqual((await h.get(`/v0/inboxes/${inbox.id}?include[]=tagsets`)).body.tagsets, []);
     });
 
     it('upsert: omitted tags stay, [] clears them', async () => {

@@ -271,6 +271,15 @@ for (const engine of ENGINES) {
       assert.deepEqual((await h.patch(`/v0/meetings/${m.id}`, { tags: [] })).body.tags, []);
     });
 
+    it('PATCH tags: a tagset created without associations tags meetings too', async () => {
+      const open = await h.post('/v0/tagsets', { name: 'Anywhere', tags: [{ name: 'Follow up' }] });
+      assert.equal(open.status, 201, open.text);
+      const m = await makeMeeting(h);
+      const res = await h.patch(`/v0/meetings/${m.id}`, { tags: [{ id: open.body.tags[0].id, type: 'tag' }] });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body.tags.map((t: any) => t.name), ['Follow up']);
+    });
+
     it('a read-only key can read meetings but not PATCH or create them (403)', async () => {
       const key = await h.readOnlyKey();
       const m = await makeMeeting(h);
