@@ -22,6 +22,34 @@ const isZone = (zone: string | undefined): zone is string => {
   }
 };
 
+/** How far `zone`'s clocks are ahead of UTC at the instant `utc` (milliseconds since the epoch), in milliseconds. */
+function offsetAt(utc: number, zone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(utc);
+  const part = (type: string) => Number(parts.find((p) => p.type === type)!.value);
+  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+  return wall - (utc - (utc % 1000));
+}
+
+/**
+ * The UTC instant of an iCalendar time. A time in UTC or in a zone the file defines (VTIMEZONE) converts as
+ * ical.js does; a TZID the file does not define but that names an IANA zone (RFC 7809 lets files leave those
+ * out) converts with that zone; a floating time or a date is taken as UTC. Never the importing machine's
+ * zone, which ical.js falls back to for everything it cannot place.
+ */
+function instant(time: ICAL.Time, tzid: string | undefined): string {
+  if (time.zone !== ICAL.Timezone.localTimezone) return time.toJSDate().toISOString();
+  const wall = Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
+  if (!isZone(tzid)) return new Date(wall).toISOString();
+  // The offsets a day either side (no zone changes twice in two days); the one in force at the instant it
+  // gives is right. Where both are (a wall time that happens twice) or neither is (one a change skips), RFC
+  // 5545 §3.3.5 takes the offset before the change: the first occurrence, or the time just after the gap.
+  const [before, after] = [offsetAt(wall - DAY, tzid), offsetAt(wall + DAY, tzid)];
+  const holding = [before, after].filter((offset) => offsetAt(wall - offset, tzid) === offset);
+  return new Date(wall - (holding.length === 1 ? holding[0]! : before)).toISOString();
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
 /** `mailto:Ada@Example.com` → `Ada@Example.com`; anything that is not an address → undefined. */
 function address(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
@@ -66,15 +94,18 @@ export function readCalendar(text: string): CalendarEvents {
       skipped.push(`${label}: it has no DTSTART`);
       continue;
     }
-    const start = event.startDate;
-    const end = component.hasProperty('dtend') || component.hasProperty('duration') ? event.endDate : start;
-    // The TZID the file gave DTSTART, else the zone ical.js resolved (`UTC` for times ending in Z).
-    const tzid = component.getFirstProperty('dtstart')?.getParameter('tzid');
-    const given = typeof tzid === 'string' ? tzid : start.zone?.tzid;
+    // ical.js ends an event without DTEND or DURATION as RFC 5545 says: a date a day later, a time at its start.
+    const [start, end] = [event.startDate, event.endDate];
+    // The TZID the file gave each time, else the zone ical.js resolved (`UTC` for times ending in Z).
+    const tzidOf = (name: string) => {
+      const tzid = component.getFirstProperty(name)?.getParameter('tzid');
+      return typeof tzid === 'string' ? tzid : undefined;
+    };
+    const given = tzidOf('dtstart') ?? start.zone?.tzid;
     const input: MeetingInput = {
       i_cal_uid: event.uid,
-      start_at: start.toJSDate().toISOString(),
-      end_at: end.toJSDate().toISOString(),
+      start_at: instant(start, tzidOf('dtstart')),
+      end_at: instant(end, tzidOf('dtend') ?? tzidOf('dtstart')),
       time_zone: isZone(given) ? given : 'UTC',
     };
     if (event.summary) input.title = event.summary;

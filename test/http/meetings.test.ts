@@ -499,6 +499,31 @@ for (const engine of ENGINES) {
       assert.equal((await activitiesOf(h, 'meeting', id)).length, 2, 'no new activities');
     });
 
+    it('a TZID without a VTIMEZONE converts with the IANA zone it names; an all-day event without DTEND lasts a day', async () => {
+      const file = join(dir, 'zones.ics');
+      const prefix = `zones-${engine}-${process.pid}`;
+      const event = (uid: string, ...lines: string[]) => ['BEGIN:VEVENT', `UID:${prefix}-${uid}`, 'DTSTAMP:20250101T000000Z', ...lines, 'END:VEVENT'];
+      writeFileSync(
+        file,
+        [
+          'BEGIN:VCALENDAR',
+          'VERSION:2.0',
+          'PRODID:-//Tycho tests//EN',
+          ...event('standup', 'DTSTART;TZID=America/New_York:20250217T100000', 'DTEND;TZID=America/New_York:20250217T101500', 'SUMMARY:Standup'),
+          ...event('offsite', 'DTSTART;VALUE=DATE:20250305', 'SUMMARY:Offsite'),
+          'END:VCALENDAR',
+          '',
+        ].join('\r\n'),
+      );
+      const run = await runCli(['meetings', 'import', file], databaseUrl);
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      const meeting = async (uid: string) => (await h.get(`/v0/meetings?i_cal_uid[eq]=${encodeURIComponent(`${prefix}-${uid}`)}`)).body.data[0];
+      const standup = await meeting('standup');
+      assert.deepEqual([standup.start_at, standup.end_at, standup.time_zone], ['2025-02-17T15:00:00.000Z', '2025-02-17T15:15:00.000Z', 'America/New_York']);
+      const offsite = await meeting('offsite');
+      assert.deepEqual([offsite.start_at, offsite.end_at, offsite.duration], ['2025-03-05T00:00:00.000Z', '2025-03-06T00:00:00.000Z', 24 * 60 * 60]);
+    });
+
     it('a file that is not iCalendar, a missing file or an unknown organization → exit 1 with the reason; no file argument → usage (2)', async () => {
       const bad = join(dir, 'bad.ics');
       writeFileSync(bad, 'this is not a calendar');
