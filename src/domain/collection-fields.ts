@@ -19,6 +19,7 @@ import {
 import { createReverseFields, parseDefaults, stageFunnel } from './field-construction.ts';
 import { applyFieldChanges } from './field-updates.ts';
 import { removeFieldValues } from './value-cleanup.ts';
+import { resolveRelationDefaults } from './item-relations.ts';
 import type { Store } from './ports/store.ts';
 
 export async function createField(
@@ -69,7 +70,7 @@ export async function createField(
       config,
     };
     const [field] = buildFields(orgId, collection.id, [spec], taken, timestamp(clock), newId);
-    field!.defaultValues = parseDefaults(input.default_values ?? [], field!, funnel);
+    field!.defaultValues = await resolveRelationDefaults(tx, field!, parseDefaults(input.default_values ?? [], field!, funnel));
     if (config.relationType === 'two_way') {
       config.reverseFieldIds = await createReverseFields(tx, collection, field!, config.allowedCollectionIds!, clock);
     }

@@ -9,6 +9,7 @@ import { buildOptions, checkDefaultUnit, checkDescription, checkFieldName, rejec
 import { createReverseFields, parseDefaults } from './field-construction.ts';
 import { findCollection } from './collections.ts';
 import { removeFieldValues, removeRelationsInto, removeValuesByKey } from './value-cleanup.ts';
+import { defaultsAllowed, resolveRelationDefaults } from './item-relations.ts';
 import type { Store } from './ports/store.ts';
 
 const SYSTEM_CHANGEABLE = ['type', 'name', 'description', 'required', 'unique', 'default_values'];
@@ -50,7 +51,7 @@ export async function applyFieldChanges(store: Store, field: Field, input: Field
   }
 
   next.defaultValues =
-    input.default_values === undefined ? keptDefaults(field, next) : parseDefaults(input.default_values ?? [], next, funnel);
+    input.default_values === undefined ? keptDefaults(field, next) : await resolveRelationDefaults(store, next, parseDefaults(input.default_values ?? [], next, funnel));
   if (next.cardinality === 'one' && next.defaultValues.length > 1) {
     throw invalidAt('/default_values', `${field.ref} has ${next.defaultValues.length} default values and a "one" field takes at most one; send default_values with the change`);
   }
@@ -124,9 +125,13 @@ async function syncReverseFields(store: Store, field: Field, next: Field, clock?
   }
 }
 
-/** Defaults that still make sense after the change: removed options and replaced funnels drop theirs. */
+/**
+ * Defaults that still make sense after the change: removed options, replaced funnels and collections a
+ * relation no longer allows drop theirs.
+ */
 function keptDefaults(field: Field, next: Field): unknown[] {
   if (field.config.funnelId !== next.config.funnelId) return [];
+  if (field.type === 'field/relation') return defaultsAllowed(next, field.defaultValues);
   if (field.type !== 'field/choice') return field.defaultValues;
   return field.defaultValues.filter((d) => next.config.options?.some((o) => o.id === (d as { id: string }).id));
 }

@@ -8,6 +8,7 @@ import type { Field } from './fields.ts';
 import { valueLabel, type FieldChange } from './item-values.ts';
 import type { Store } from './ports/store.ts';
 import { storedWireOf } from './item-wire.ts';
+import { isPlaceholder } from './field-types/index.ts';
 
 interface ItemPointer {
   id: string;
@@ -35,18 +36,40 @@ export async function resolveRelationTargets(store: Store, orgId: string, change
   );
   for (const change of relationChanges) {
     const allowed = change.field.config.allowedCollectionIds ?? [];
-    change.values = change.values!.map((stored, i) => {
+    change.values = change.values!.flatMap((stored, i) => {
       const target = targets.get(idOf(stored));
-      if (!target) throw invalidAt(change.pointer, `${valueLabel(change, i)} points at item "${idOf(stored)}", which does not exist`);
-      const collection = collections.get(target.collectionId)!;
-      if (!allowed.includes(target.collectionId)) {
-        throw invalidAt(change.pointer, `${valueLabel(change, i)} cannot point at item "${target.id}" of collection ${collection.ref}; the field allows only its allowed_collections`);
+      if (!target || !allowed.includes(target.collectionId)) {
+        if (change.fromDefault) return [];
+        if (!target) throw invalidAt(change.pointer, `${valueLabel(change, i)} points at item "${idOf(stored)}", which does not exist`);
+        const { ref } = collections.get(target.collectionId)!;
+        throw invalidAt(change.pointer, `${valueLabel(change, i)} cannot point at item "${target.id}" of collection ${ref}; the field allows only its allowed_collections`);
       }
-      return { id: target.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } };
+      const collection = collections.get(target.collectionId)!;
+      return [{ id: target.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } }];
     });
     // The same target twice in one field is one relation.
     change.values = change.values.filter((v, i, all) => all.findIndex((w) => idOf(w) === idOf(v)) === i);
   }
+}
+
+/**
+ * A relation field's default values as sent with the field: each target checked like a value (422 at
+ * `/default_values/<i>`) and kept as the full pointer, so that the field shows it expanded. Placeholders stay.
+ */
+export async function resolveRelationDefaults(store: Store, field: Field, defaults: unknown[]): Promise<unknown[]> {
+  if (field.type !== 'field/relation') return defaults;
+  const changes: FieldChange[] = defaults.map((d, i) => ({ field, values: isPlaceholder(d) ? null : [d], pointer: `/default_values/${i}` }));
+  await resolveRelationTargets(store, field.orgId, changes);
+  return changes.map((c, i) => c.values?.[0] ?? defaults[i]);
+}
+
+/**
+ * The relation defaults that still point into the field's allowed collections (a default kept from before
+ * defaults were stored as full pointers has no collection, and stays: a create leaves it out if it fails).
+ */
+export function defaultsAllowed(field: Field, defaults: unknown[]): unknown[] {
+  const allowed = field.config.allowedCollectionIds ?? [];
+  return defaults.filter((d) => isPlaceholder(d) || (d as ItemPointer).collection === undefined || allowed.includes((d as ItemPointer).collection!.id));
 }
 
 /** The field on `target`'s side that mirrors `field`, or undefined when the relation is one-way. */

@@ -13,6 +13,11 @@ export interface FieldChange {
   values: unknown[] | null;
   /** Where the field sits in the body: an error about any of its values points here, as the hosted API's do. */
   pointer: string;
+  /**
+   * The field's default values, not the request's: a relation default whose item was deleted, or whose
+   * collection the field no longer allows, is left out rather than refused (the client never sent it).
+   */
+  fromDefault?: boolean;
 }
 
 /** How an error detail names value `i` of a change: the ref, or `ref[i]` when it holds several. */
@@ -94,7 +99,7 @@ export function applyChanges(current: Item['values'], changes: FieldChange[], st
 
 /**
  * Changes that give the fields a create request did not mention their default values; placeholders resolve
- * now. Relation defaults still go through target checks like any value.
+ * now. Relation defaults go through the target checks of any value, and are left out where they fail.
  */
 export function defaultChanges(schema: CollectionSchema, changes: FieldChange[], now: string, memberId?: string): FieldChange[] {
   const mentioned = new Set(changes.map((c) => c.field.id));
@@ -106,7 +111,7 @@ export function defaultChanges(schema: CollectionSchema, changes: FieldChange[],
       if (d.placeholder === 'current_datetime') return [now];
       return memberId ? [{ id: memberId, type: 'item' }] : [];
     });
-    return values.length > 0 ? [{ field, values, pointer: `/values/${escapePointer(field.ref)}` }] : [];
+    return values.length > 0 ? [{ field, values, pointer: `/values/${escapePointer(field.ref)}`, fromDefault: true }] : [];
   });
 }
 

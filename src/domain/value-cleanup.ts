@@ -1,5 +1,5 @@
-// Removing values that a schema change made meaningless: all values of deleted fields, values naming a
-// removed choice option or funnel step, relations into collections no longer allowed. Items keep their
+// Removing values that a schema change made meaningless: all values of deleted fields, values (and defaults)
+// naming a removed choice option or funnel step, relations into collections no longer allowed. Items keep their
 // updated_at: these are consequences of a field change, not edits of the item.
 import { indexEntries } from './items.ts';
 import type { Field } from './fields.ts';
@@ -30,10 +30,14 @@ export async function removeRelationsInto(store: Store, field: Field, collection
   await dropValues(store, field, itemIds, (stored) => outside.has((stored as { id: string }).id));
 }
 
-/** Removes the step values of every stage field using the funnel that name one of `stepIds`. */
+/** Removes the step values, and step defaults, of every stage field using the funnel that name one of `stepIds`. */
 export async function removeFunnelSteps(store: Store, orgId: string, funnelId: string, stepIds: string[]): Promise<void> {
   if (stepIds.length === 0) return;
-  for (const field of await store.fields.listByFunnel(orgId, funnelId)) await removeValuesByKey(store, field, stepIds);
+  for (const field of await store.fields.listByFunnel(orgId, funnelId)) {
+    await removeValuesByKey(store, field, stepIds);
+    const defaults = field.defaultValues.filter((d) => !stepIds.includes((d as { id: string }).id));
+    if (defaults.length < field.defaultValues.length) await store.fields.update({ ...field, defaultValues: defaults });
+  }
 }
 
 async function dropValues(store: Store, field: Field, itemIds: string[], drop: (stored: unknown) => boolean): Promise<void> {

@@ -324,6 +324,23 @@ for (const engine of ENGINES) {
       assert.deepEqual(await itemValues(h, item), { [other.id]: ['Paris'] });
     });
 
+    it('a step removed from the funnel leaves the stage field defaults too', async () => {
+      const field = await createField(h, c.id, {
+        type: 'field/stage', name: 'Deal stage', stages: [{ name: 'Open', step_type: 'active' }, { name: 'Won', step_type: 'success' }],
+      });
+      const [open, won] = field.funnel.steps;
+      const url = `/v0/collections/${c.id}/fields/${field.id}`;
+      const set = await h.patch(url, { type: 'field/stage', default_values: [{ type: 'value/funnel_step', data: { type: 'funnel_step', id: won.id } }] });
+      assert.equal(set.status, 200, set.text);
+      assert.equal(set.body.default_values[0].data.name, 'Won');
+      const res = await h.patch(`/v0/funnels/${field.funnel.id}`, { steps: [{ id: open.id, name: 'Open', step_type: 'active' }] });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual((await h.get(url)).body.default_values, []);
+      const created = await h.post(`/v0/collections/${c.id}/items`, { values: {} });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.body.values[field.ref], undefined);
+    });
+
     it('refuses stages on update', async () => {
       const field = await createField(h, c.id, { type: 'field/stage', name: 'Phase', stages: [{ name: 'Open', step_type: 'active' }] });
       const res = await h.patch(`/v0/collections/${c.id}/fields/${field.id}`, { type: 'field/stage', stages: [{ name: 'X', step_type: 'active' }] });
@@ -344,6 +361,11 @@ for (const engine of ENGINES) {
     after(() => h.close());
 
     const url = (field: any) => `/v0/collections/${leads.id}/fields/${field.id}`;
+    const projectIds: string[] = [];
+    const project = (i: number) => projectIds[i]!;
+    before(async () => {
+      projectIds.push(await insertItem(h, projects.id, {}));
+    });
     const relation = (name: string, relation_type: string, refs: string[]) =>
       createField(h, leads.id, {
         type: 'field/relation',
@@ -424,6 +446,47 @@ for (const engine of ENGINES) {
       assert.equal(errorOf(res).source?.pointer, '/allowed_collections/1');
       assert.deepEqual((await h.get(url(field))).body, field);
       assert.deepEqual(await inverseOn('people', field), []);
+    });
+
+    it('relation defaults: checked like values (422 at /default_values/<i>), shown as full pointers, left out of creates once stale', async () => {
+      const people = (await h.get('/v0/collections/people')).body;
+      const organizations = (await h.get('/v0/collections/organizations')).body;
+      const ada = await insertItem(h, people.id, {});
+      const acme = await insertItem(h, organizations.id, {});
+      const pointer = (id: string) => ({ type: 'value/relation', data: { type: 'item', id } });
+      const unknown = await h.post(`/v0/collections/${leads.id}/fields`, {
+        type: 'field/relation', name: 'Broken', relation_type: 'one_way', allowed_collections: [{ type: 'collection', ref: 'people' }], default_values: [pointer('1111111111111111111111')],
+      });
+      assert.equal(unknown.status, 422, unknown.text);
+      assert.equal(errorOf(unknown).source?.pointer, '/default_values/0');
+      assert.match(errorOf(unknown).detail!, /does not exist/);
+
+      const field = await createField(h, leads.id, {
+        type: 'field/relation', name: 'Referrer', relation_type: 'one_way', allowed_collections: [{ type: 'collection', ref: 'people' }, { type: 'collection', ref: 'organizations' }], default_values: [pointer(acme)],
+      });
+      assert.deepEqual(field.default_values, [{ type: 'value/relation', data: { id: acme, type: 'item', collection: { id: organizations.id, type: 'collection', ref: 'organizations' } } }]);
+      assert.deepEqual((await h.get(url(field))).body.default_values, field.default_values);
+      const outside = await h.patch(url(field), { type: 'field/relation', default_values: [pointer(project(0))] });
+      assert.equal(outside.status, 422, outside.text);
+      assert.equal(errorOf(outside).source?.pointer, '/default_values/0');
+      assert.match(errorOf(outside).detail!, /allowed_collections/);
+
+      // Narrowing the allowed collections drops a default pointing outside them.
+      const narrowed = await h.patch(url(field), { type: 'field/relation', allowed_collections: [{ type: 'collection', ref: 'people' }] });
+      assert.equal(narrowed.status, 200, narrowed.text);
+      assert.deepEqual(narrowed.body.default_values, []);
+      // A default whose item is deleted no longer applies: creates go on without it.
+      assert.equal((await h.patch(url(field), { type: 'field/relation', default_values: [pointer(ada)] })).status, 200);
+      const withDefault = await h.post(`/v0/collections/${leads.id}/items`, { values: {} });
+      assert.equal(withDefault.status, 201, withDefault.text);
+      assert.equal(withDefault.body.values[field.ref].data.id, ada);
+      assert.equal((await h.delete(`/v0/collections/people/items/${ada}`)).status, 204);
+      const without = await h.post(`/v0/collections/${leads.id}/items`, { values: {} });
+      assert.equal(without.status, 201, without.text);
+      assert.equal(without.body.values[field.ref], undefined);
+      const sent = await h.post(`/v0/collections/${leads.id}/items`, { values: { [field.ref]: pointer(ada) } });
+      assert.equal(sent.status, 422, 'a value the client sends is still refused');
+      assert.equal(errorOf(sent).source?.pointer, `/values/${field.ref}`);
     });
 
     it('refuses relation changes on the inverse side', async () => {
