@@ -204,6 +204,10 @@ for (const engine of ENGINES) {
         assert.equal(fromName.type, 'value/uri/social_x');
         assert.equal(fromName.data.username, 'jack');
         assert.match(fromName.data.url, /^https:\/\/(www\.)?(x|twitter)\.com\/jack$/);
+        // Answered as https://x.com/<username> however the profile URL was written.
+        for (const url of ['x.com/jack', 'http://x.com/jack', 'https://twitter.com/jack', 'https://mobile.twitter.com/jack?s=1', 'https://www.x.com/@jack/']) {
+          assert.deepEqual(await roundTrip('x_profile', val('uri/social_x', { url })), val('uri/social_x', { url: 'https://x.com/jack', username: 'jack' }), url);
+        }
         await rejects('x_profile', val('uri/social_x', { url: 'https://facebook.com/jack' }));
         await rejects('x_profile', val('uri/social_x', { username: 'a_username_far_too_long' }));
         await rejects('x_profile', val('uri/social_x', {}));
@@ -213,6 +217,11 @@ for (const engine of ENGINES) {
         assert.deepEqual(
           await roundTrip('linkedin', val('uri/social_linked_in', { url: 'https://linkedin.com/company/aperturescience' })),
           val('uri/social_linked_in', { url: 'https://linkedin.com/company/aperturescience', username: 'company/aperturescience' }),
+        );
+        assert.deepEqual(
+          await roundTrip('linkedin', val('uri/social_linked_in', { url: 'www.linkedin.com/in/ada-lovelace' })),
+          val('uri/social_linked_in', { url: 'https://www.linkedin.com/in/ada-lovelace', username: 'in/ada-lovelace' }),
+          'a URL without a scheme gets https://',
         );
         const fromName = await roundTrip('linkedin', val('uri/social_linked_in', { username: 'in/jane-doe' }));
         assert.equal(fromName.data.username, 'in/jane-doe');

@@ -15,6 +15,8 @@ interface Network {
   /** A bare username normalised, or null when it is not one. */
   username(text: string): string | null;
   urlFor(username: string): string;
+  /** Whether a profile URL is answered in its one canonical form (X: "url starts https://x.com/"). */
+  canonical: boolean;
   example: string;
 }
 
@@ -27,6 +29,7 @@ const X: Network = {
     return /^[A-Za-z0-9_]{1,15}$/.test(name) ? name : null;
   },
   urlFor: (username) => `https://x.com/${username}`,
+  canonical: true,
   example: '{"url": "https://x.com/jack"} or {"username": "jack"} (1–15 letters, digits or _)',
 };
 
@@ -45,20 +48,23 @@ const LINKEDIN: Network = {
     return `${kind}/${handle}`;
   },
   urlFor: (username) => `https://linkedin.com/${username}`,
+  canonical: false,
   example: '{"url": "https://linkedin.com/in/jane-doe"} or {"username": "in/jane-doe"}',
 };
 
 function profileType(network: Network): ValueType {
   const fromUrl = (text: string): Profile | null => {
+    // A URL without a scheme is answered with one: the value is a link.
+    const url = /^[a-z]+:\/\//i.test(text) ? text : `https://${text}`;
     let parsed: URL;
     try {
-      parsed = new URL(/^[a-z]+:\/\//i.test(text) ? text : `https://${text}`);
+      parsed = new URL(url);
     } catch {
       return null;
     }
     if (!network.hosts.test(parsed.hostname.toLowerCase())) return null;
     const username = network.usernameFromPath(parsed.pathname.split('/').filter(Boolean).map(decodeURIComponent));
-    return username ? { url: text, username } : null;
+    return username ? { url: network.canonical ? network.urlFor(username) : url, username } : null;
   };
 
   return {
