@@ -90,36 +90,55 @@ function markdownOf(body: BodyInput): string {
   return typeof body === 'string' ? body : (body.markdown ?? '');
 }
 
-/** The people item holding the email and the organization item holding its domain, when they exist. */
-async function matchAddress(store: Store, orgId: string, email: string, role: AddressRole): Promise<Address> {
-  const address: Address = { id: newId(), email, role };
-  for (const [ref, fieldRef, key, property] of [
-    ['people', 'email', email, 'person'],
-    ['organizations', 'domain', email.slice(email.lastIndexOf('@') + 1), 'organization'],
+/** Recipients a draft holds at most (to, cc and bcc together): each is matched to people and organizations. */
+const MAX_RECIPIENTS = 1000;
+
+/**
+ * The addresses, each with the people item holding its email and the organization item holding its domain
+ * when they exist: one read of the value index per collection for all of them.
+ */
+async function matchAddresses(store: Store, orgId: string, wanted: { email: string; role: AddressRole }[]): Promise<Address[]> {
+  const addresses: Address[] = wanted.map(({ email, role }) => ({ id: newId(), email, role }));
+  for (const [ref, fieldRef, property, keyOf] of [
+    ['people', 'email', 'person', (email: string) => email],
+    ['organizations', 'domain', 'organization', (email: string) => email.slice(email.lastIndexOf('@') + 1)],
   ] as const) {
     const schema = await loadSchema(store, orgId, ref);
     const field = schema.byRef.get(fieldRef);
     if (!field) continue;
-    const [id] = await store.items.idsWithKey(orgId, field.id, indexKey(field, key.toLowerCase()));
-    if (id) address[property] = { id, type: 'item', collection: { id: schema.collection.id, type: 'collection', ref: schema.collection.ref } };
+    const keys = addresses.map((a) => indexKey(field, keyOf(a.email).toLowerCase()).text);
+    const holders = await store.items.idsByTextKey(orgId, field.id, keys.filter((k): k is string => k !== null));
+    const collection = { id: schema.collection.id, type: 'collection' as const, ref: schema.collection.ref };
+    addresses.forEach((address, i) => {
+      const [id] = keys[i] === null ? [] : (holders.get(keys[i]!) ?? []);
+      if (id) address[property] = { id, type: 'item', collection };
+    });
   }
-  return address;
+  return addresses;
 }
 
 async function recipients(store: Store, orgId: string, input: Partial<DraftInput>, current: Address[] = []): Promise<Address[]> {
-  const result: Address[] = current.filter((a) => a.role === 'from' || a.role === 'reply_to');
+  const kept: Address[] = current.filter((a) => a.role === 'from' || a.role === 'reply_to');
+  const wanted: { email: string; role: AddressRole }[] = [];
   for (const role of ['to', 'cc', 'bcc'] as const) {
     const list = input[role];
     if (list === undefined) {
-      result.push(...current.filter((a) => a.role === role));
+      kept.push(...current.filter((a) => a.role === role));
       continue;
     }
-    for (const [i, recipient] of list.entries()) {
-      result.push(await matchAddress(store, orgId, emailAt(recipient.email, `/${role}/${i}/email`), role));
-    }
+    if (list.length > MAX_RECIPIENTS) throw invalidAt(`/${role}`, `a message has at most ${MAX_RECIPIENTS} recipients in to, cc and bcc together, got ${list.length} in ${role}`);
+    for (const [i, recipient] of list.entries()) wanted.push({ email: emailAt(recipient.email, `/${role}/${i}/email`), role });
   }
-  return result;
+  const count = kept.filter((a) => a.role !== 'from' && a.role !== 'reply_to').length + wanted.length;
+  if (count > MAX_RECIPIENTS) {
+    const sent = (['to', 'cc', 'bcc'] as const).filter((role) => input[role] !== undefined).at(-1)!;
+    throw invalidAt(`/${sent}`, `a message has at most ${MAX_RECIPIENTS} recipients in to, cc and bcc together, got ${count}`);
+  }
+  // A role not sent keeps its addresses, in their place: the roles in order, each list as it stands.
+  return [...kept, ...(await matchAddresses(store, orgId, wanted))].sort((a, b) => ROLES.indexOf(a.role) - ROLES.indexOf(b.role));
 }
+
+const ROLES: AddressRole[] = ['from', 'reply_to', 'to', 'cc', 'bcc'];
 
 export async function createDraft(store: Store, principal: Principal, input: DraftInput, clock?: Clock): Promise<Message> {
   const orgId = principal.orgId;
@@ -139,7 +158,7 @@ export async function createDraft(store: Store, principal: Principal, input: Dra
       conversation = { id: newId(), orgId, inboxId: inbox.id, subject: input.subject ?? '', state: 'active', draft: true, lastMessageAt: now, createdAt: now, updatedAt: now };
       await tx.conversations.insert(conversation);
     }
-    const from = await matchAddress(tx, orgId, inbox.email, 'from');
+    const from = (await matchAddresses(tx, orgId, [{ email: inbox.email, role: 'from' }]))[0]!;
     const message: Message = {
       id: newId(),
       orgId,

@@ -137,6 +137,21 @@ for (const engine of ENGINES) {
       );
     });
 
+    it('at most 1,000 recipients in to, cc and bcc together: more → 422 at the list, nothing written; 1,000 are matched in bulk', async () => {
+      const many = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ email: `${prefix}${i}@elsewhere.test` }));
+      const before = (await h.get(`/v0/inbox_messages?inbox_id[eq]=${inboxId}&limit=100`)).body.data.length;
+      assertInvalid(await h.post('/v0/inbox_messages', { inbox_id: inboxId, body: 'x', cc: many(1001, 'c') }), '/cc');
+      assertInvalid(await h.post('/v0/inbox_messages', { inbox_id: inboxId, body: 'x', to: many(600, 't'), bcc: many(401, 'b') }), '/bcc');
+      assert.equal((await h.get(`/v0/inbox_messages?inbox_id[eq]=${inboxId}&limit=100`)).body.data.length, before);
+      const full = await h.post('/v0/inbox_messages', { inbox_id: inboxId, body: 'x', to: [...many(999, 't'), { email: 'Ada@Analytical.test' }] });
+      assert.equal(full.status, 201, full.text);
+      const got = (await h.get(`/v0/inbox_messages/${full.body.id}?include[]=addresses`)).body.addresses;
+      assert.equal(got.length, 1001, 'from and 1,000 recipients');
+      assert.deepEqual(got.at(-1).person, { id: ada.id, type: 'item', collection: people });
+      // A PATCH counts the lists it keeps: 1,000 kept in to, one more in cc is too many.
+      assertInvalid(await h.patch(`/v0/inbox_messages/${full.body.id}`, { lock_version: 0, cc: many(1, 'c') }), '/cc');
+    });
+
     it('a conversation_id of another inbox (or unknown) → 422 at /conversation_id; one of the same inbox joins it', async () => {
       const first = await draft(h, { inbox_id: otherInboxId, subject: 'Sales thread', body: 'x' });
       const conversationId = (await h.get(`/v0/inbox_messages/${first.id}?include[]=conversation`)).body.conversation.id;
