@@ -2,7 +2,6 @@
 // environment; main.ts and the tests decide those.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import qs from 'qs';
 import swagger from '@fastify/swagger';
 import { contextualClock, type Clock } from './domain/clock.ts';
 import { createCursorCodec } from './domain/cursor.ts';
@@ -64,13 +63,15 @@ import { snapshotRoutes } from './http/routes/tycho-snapshots.ts';
 import { clockRoutes } from './http/routes/tycho-clock.ts';
 import { dueWork, type DueWork } from './domain/due-work.ts';
 import { journalRoutes } from './http/routes/tycho-journal.ts';
-import { QUERY_ARRAY_LIMIT } from './http/validation.ts';
+import { parseQuery, registerQueryLimit } from './http/query-string.ts';
 
 export interface AppOptions {
   store: Store;
   /** Key of the cursor MAC; shared by every process on the same database. */
   cursorSecret: string;
   bodyLimit?: number;
+  /** Milliseconds a request may take to arrive whole before it is answered 408 (default 300,000). */
+  requestTimeout?: number;
   logLevel?: LogLevel;
   clock?: Clock;
   /** Per-organization budgets; no limiting without them. */
@@ -100,18 +101,22 @@ export interface AppOptions {
 
 export const DEFAULT_UPLOAD_LIMIT = 25 * 1024 * 1024;
 
-const QUERY_OPTIONS = { depth: 5, arrayLimit: QUERY_ARRAY_LIMIT, parameterLimit: 1000, allowPrototypes: false } as const;
-
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const requestTimeout = options.requestTimeout ?? 300_000;
   const app = Fastify({
     logger: { level: options.logLevel ?? 'info', ...(options.logStream ? { stream: options.logStream } : {}) },
     // observability.ts writes one richer line per request instead.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdOf,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    // SDKs send brackets: `type[eq]=…`, `sort[]=a&sort[]=b`.
+    // A body that never finishes arriving would hold its connection forever (Fastify's default is no limit).
+    requestTimeout,
+    // Given to node:http when the server is made: set afterwards (as Fastify does) it misses requests whose
+    // headers have arrived. Node looks for overdue requests every connectionsCheckingInterval (30 s by
+    // default): a short timeout is kept to within a quarter; headers may not have longer than the whole request.
+    http: { requestTimeout, headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.max(100, requestTimeout / 4)) },
     routerOptions: {
-      querystringParser: (text) => qs.parse(text, QUERY_OPTIONS) as Record<string, unknown>,
+      querystringParser: parseQuery,
       // Longer than any request line the header limit lets through: an over-long id is just an unknown id (404).
       maxParamLength: 64 * 1024,
     },
@@ -125,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(schemaCompilers());
   registerErrorHandling(app);
   registerRequestContext(app);
+  registerQueryLimit(app);
   registerTimeContext(app);
   registerTextGuard(app);
   registerObservability(app, options.store);

@@ -24,6 +24,8 @@ export interface Config {
   readonly journalSize: number;
   readonly logLevel: LogLevel;
   readonly bodyLimit: number;
+  /** Milliseconds a request may take to arrive whole (headers and body) before it is answered 408. */
+  readonly requestTimeout: number;
   /** Requests per second per organization; undefined when rate limiting is off. */
   readonly rateLimits: { reads: number; writes: number } | undefined;
   /** Shared rate-limit counters for several processes; in-process counters without it. */
@@ -137,6 +139,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     journalSize: integer(env, 'TYCHO_JOURNAL_SIZE', 1000, 0, 1_000_000),
     logLevel: logLevel(env.LOG_LEVEL),
     bodyLimit: integer(env, 'TYCHO_BODY_LIMIT', DEFAULT_BODY_LIMIT, 1024, 1024 * 1024 * 1024),
+    requestTimeout: integer(env, 'TYCHO_REQUEST_TIMEOUT', 300, 1, 3600) * 1000,
     rateLimits: rateLimits(env),
     redisUrl: redisUrl(env.REDIS_URL),
     jwt: jwtSettings(env),

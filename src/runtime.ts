@@ -106,6 +106,7 @@ export function appOptions(runtime: Runtime, config: Config, senders: DueWorkSen
     blobs: runtime.blobs,
     uploadLimit: config.uploadLimit,
     bodyLimit: config.bodyLimit,
+    requestTimeout: config.requestTimeout,
     logLevel: config.logLevel,
     journalSize: config.journalSize,
     corsOrigins: config.corsOrigins,

@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { createHarness, type Harness } from '../helpers/harness.ts';
+import { TEST_KEY, createHarness, type Harness } from '../helpers/harness.ts';
 
 /** Only a guard against a hung exchange; no test asserts on time. */
 const GUARD_MS = 10_000;
@@ -173,6 +173,26 @@ describe('transport-level errors (real sockets)', () => {
     const result = await exchange(server.port, [start], { keepSending: Buffer.alloc(256 * 1024, 'x') });
     const [answer] = answersIn(result.bytes, ['POST']);
     assertClosingEnvelope(answer!, 400, 'Bad Request');
+  });
+});
+
+describe('a request that never arrives whole (real sockets)', () => {
+  const server = {} as { h: Harness; port: number };
+  before(async () => {
+    server.h = await createHarness('sqlite', { env: { TYCHO_REQUEST_TIMEOUT: '1' } });
+    await server.h.app.listen({ port: 0, host: '127.0.0.1' });
+    server.port = (server.h.app.server.address() as net.AddressInfo).port;
+  });
+  after(() => server.h.close());
+
+  it('a body cut short answers 408 in the errors envelope after TYCHO_REQUEST_TIMEOUT, then the connection closes (was: held open forever)', async () => {
+    const started = Date.now();
+    const result = await exchange(server.port, [`POST /v0/collections HTTP/1.1\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{"na`]);
+    assert.ok(Date.now() - started < GUARD_MS);
+    assert.ok(result.closedByServer && !result.reset, 'closed, not reset');
+    const [answer] = answersIn(result.bytes, ['POST']);
+    assert.equal(assertClosingEnvelope(answer!, 408, 'Request Timeout').code, 'request_timeout');
+    assert.equal((await server.h.get('/v0/collections?limit=100')).body.data.length, 4, 'nothing was written');
   });
 });
 

@@ -158,6 +158,25 @@ for (const engine of ENGINES) {
       assertBareNotFound(await submit(h, 'unknown', { email: 'a@acme.test' }));
     });
 
+    it('a URL-encoded submission loses no field on the way: prototype-like names are checked like any other, too many or __proto__ → 400', async () => {
+      const form = await makeForm(h);
+      const items = async () => (await h.get(`/v0/collections/${form.collection.ref}/items`)).body.data.length;
+      const before = await items();
+      for (const name of ['constructor', 'toString', 'hasOwnProperty']) assertInvalid(await submitEncoded(h, form.id, { email: 'a@acme.test', [name]: 'x' }), `/${name}`);
+      const encoded = (payload: string) =>
+        h.request('POST', `/tycho/forms/${form.id}/submissions`, { payload, headers: { 'content-type': 'application/x-www-form-urlencoded' }, key: null });
+      const tooMany = await encoded(`${Array.from({ length: 1000 }, () => 'utm_term=a').join('&')}&email=real%40acme.test`);
+      assert.equal(tooMany.status, 400, tooMany.text);
+      assert.equal(errorOf(tooMany).code, 'invalid_body');
+      for (const payload of ['email=a%40acme.test&__proto__%5Bname%5D=x', 'email=a%40acme.test&__proto__=x']) {
+        const res = await encoded(payload);
+        assert.equal(res.status, 400, res.text);
+        assert.match(errorOf(res).detail!, /__proto__/);
+      }
+      assert.equal(await items(), before, 'nothing was created');
+      assert.equal((await submitEncoded(h, form.id, { email: 'ok@acme.test' })).status, 201);
+    });
+
     it('enforces business_email_required with the free and disposable provider lists', async () => {
       const form = await makeForm(h, { business_email_required: true });
       for (const address of ['someone@gmail.com', 'someone@GMail.COM', 'someone@yahoo.co.uk', 'throwaway@mailinator.com', 'x@eu.mailinator.com', 'x@xn--mll-hoa.email', 'x@müll.email']) {

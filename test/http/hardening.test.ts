@@ -198,6 +198,29 @@ for (const engine of ENGINES) {
       assert.equal(read.body.values.name.data, 'rocket 🚀');
     });
 
+    it('more than 1,000 query parameters → 400 naming the first one over, not a list with its filter cut off', async () => {
+      const padding = Array.from({ length: 1000 }, (_, i) => `z${i}=1`).join('&');
+      const res = await h.get(`/v0/activities?${padding}&type[eq]=activity/item_created`);
+      expectError(res, 400, { parameter: 'type[eq]' });
+      assert.equal(errorOf(res).code, 'invalid_parameter');
+      assert.match(errorOf(res).detail!, /at most 1000 parameters/);
+      // 1,000 are still read (the unknown ones then answer as unknown parameters do).
+      assert.notEqual((await h.get(`/v0/activities?${Array.from({ length: 999 }, (_, i) => `limit=${i % 2 === 0 ? 1 : 2}`).join('&')}&type[eq]=x`)).status, 500);
+    });
+
+    it('a JSON key "__proto__" (or a "constructor" holding "prototype") → 400 invalid_body, nothing written (was: dropped silently)', async () => {
+      const before = await itemCount();
+      for (const payload of ['{"values":{"__proto__":{"code":{"type":"value/identifier","data":"c1"}}}}', '{"values":{},"constructor":{"prototype":{"x":1}}}']) {
+        const res = await h.post('/v0/collections/projects/items', undefined, { payload, headers: { 'content-type': 'application/json' } });
+        assert.equal(res.status, 400, res.text);
+        assert.equal(errorOf(res).code, 'invalid_body');
+        assert.match(errorOf(res).detail!, /__proto__/);
+      }
+      assert.equal(await itemCount(), before);
+      // A field ref that merely looks like a prototype property is an unknown field like any other.
+      expectError(await h.post('/v0/collections/projects/items', { values: { constructor: { type: 'value/number/unitless_integer', data: 1 } } }), 422, { pointer: '/values/constructor' });
+    });
+
     it('U+0000 in a multipart upload (filename, Content-Type, form fields) is a 422 and stores no file', async () => {
       const files = async () => (await h.get('/v0/files?limit=100')).body.data.length;
       const before = await files();

@@ -32,11 +32,19 @@ export function registerRequestContext(app: FastifyInstance): void {
     if (nestingDepth(text) > MAX_BODY_DEPTH) {
       return done(new AppError('invalid_body', `the request body nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep; no request needs more`) as never, undefined);
     }
+    let parsed: unknown;
     try {
-      done(null, sjson.parse(text, { protoAction: 'remove', constructorAction: 'remove' }));
+      // Keys that would reach an object's prototype are refused, not dropped: dropping one would answer as if the
+      // request had not held it (an item created without the values sent under it).
+      parsed = sjson.parse(text, { protoAction: 'error', constructorAction: 'error' });
     } catch (error) {
-      done(new AppError('invalid_json', `the request body is not valid JSON: ${(error as Error).message}`) as never, undefined);
+      if (!/forbidden prototype property/.test((error as Error).message)) {
+        return done(new AppError('invalid_json', `the request body is not valid JSON: ${(error as Error).message}`) as never, undefined);
+      }
+      const detail = 'the request body holds a key named "__proto__" (or a "constructor" holding "prototype"), which no request takes; remove or rename it';
+      return done(new AppError('invalid_body', detail) as never, undefined);
     }
+    done(null, parsed);
   });
 }
 

@@ -6,6 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import qs from 'qs';
+import { MAX_QUERY_PARAMETERS, namesPrototype, parameterBeyond } from '../query-string.ts';
 import { AppError } from '../../domain/errors.ts';
 import { findPublicForm, formFields, submitForm, UTM_PARAMETERS } from '../../domain/forms.ts';
 import type { Field } from '../../domain/fields.ts';
@@ -41,7 +42,13 @@ export const formSubmissionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async 
   const counter = memoryCounter();
   app.addHook('onClose', () => counter.close());
   app.addContentTypeParser(URLENCODED, { parseAs: 'string' }, (_request, body, done) => {
-    done(null, qs.parse(body as string, { depth: 1, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false }));
+    // Every field sent reaches the submission's checks, which name what they refuse: none is dropped on the way
+    // (past a limit, or named like a property of every object), as qs would by default.
+    const text = body as string;
+    const beyond = parameterBeyond(text, MAX_QUERY_PARAMETERS);
+    if (beyond !== undefined) return done(new AppError('invalid_body', `a form submission holds at most ${MAX_QUERY_PARAMETERS} fields; "${beyond}" is one too many`) as never, undefined);
+    if (namesPrototype(text)) return done(new AppError('invalid_body', 'a form field named "__proto__" is not accepted; rename it') as never, undefined);
+    done(null, qs.parse(text, { depth: 1, arrayLimit: 100, parameterLimit: MAX_QUERY_PARAMETERS, plainObjects: true, allowPrototypes: true }));
   });
 
   app.get(
