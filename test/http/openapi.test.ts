@@ -107,6 +107,19 @@ for (const engine of ENGINES) {
       assert.deepEqual(missing, []);
     });
 
+    it('request examples are accepted as written (was: a tagset example and a meeting recording the API refuses)', async () => {
+      const example = (path: string, method: string) => {
+        const media = document.paths[path][method].requestBody.content['application/json'];
+        return media.example ?? media.schema.examples[0];
+      };
+      const tagset = await h.post('/v0/tagsets', example('/v0/tagsets', 'post'));
+      assert.equal(tagset.status, 201, tagset.text);
+      const meeting = await h.post('/v0/tycho/meetings', { i_cal_uid: `example-${engine}`, start_at: '2030-03-10T09:00:00Z', end_at: '2030-03-10T10:00:00Z', time_zone: 'UTC' });
+      assert.equal(meeting.status, 201, meeting.text);
+      const patched = await h.patch(`/v0/meetings/${meeting.body.id}`, example('/v0/meetings/{id}', 'patch'));
+      assert.equal(patched.status, 200, patched.text);
+    });
+
     it('names every value an operation takes in include[] in its description', () => {
       // Regression: calls and meetings promised participants, recordings and tags, which include[] refuses.
       const unnamed: string[] = [];

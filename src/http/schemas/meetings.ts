@@ -55,7 +55,7 @@ export const UpdateMeetingBody = Type.Object(
   {
     examples: [
       {
-        recording: { content_type: 'audio/mpeg', provider_id: 'rec_8812', url: 'https://recordings.example.com/rec_8812.mp3' },
+        recording: { content_type: 'video/mp4', provider_id: 'rec_8812', url: 'https://recordings.example.com/rec_8812.mp4' },
         transcript: { provider: 'zoom', provider_id: 'tr_8812', cues: [{ from: 0, to: 4.2, text: 'Thanks for joining.', speaker: 'Sam' }] },
       },
     ],

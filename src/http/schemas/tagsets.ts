@@ -16,7 +16,7 @@ export const CreateTagsetBody = Type.Object(
     tags: Type.Optional(Type.Array(TagInput)),
     associations: Type.Optional(Type.Array(AssociationInput)),
   },
-  { examples: [{ name: 'Topics', description: 'What a conversation is about', tags: [{ name: 'Billing', color: 'amber' }, { name: 'Onboarding', color: 'sky' }], associations: [{ type: 'inbox_conversation' }] }] },
+  { examples: [{ name: 'Topics', description: 'What a conversation is about', tags: [{ name: 'Billing', color: 'amber' }, { name: 'Onboarding', color: 'sky' }], associations: [{ type: 'calls' }, { type: 'meetings' }] }] },
 );
 
 export const UpdateTagsetBody = Type.Object(
@@ -48,7 +48,7 @@ export const TagsetWire = Type.Object(
         name: 'Topics',
         description: 'What a conversation is about',
         tags: [{ id: '1CLJt2v5YbTr4KeWn2Gdfq', type: 'tag', name: 'Billing', color: 'amber' }],
-        associations: [{ type: 'inbox_conversation' }],
+        associations: [{ type: 'calls' }, { type: 'meetings' }],
         created_at: '2025-02-17T16:00:00.000Z',
         updated_at: '2025-02-17T16:00:00.000Z',
       },
