@@ -208,6 +208,17 @@ for (const engine of ENGINES) {
       assert.notEqual((await h.get(`/v0/activities?${Array.from({ length: 999 }, (_, i) => `limit=${i % 2 === 0 ? 1 : 2}`).join('&')}&type[eq]=x`)).status, 500);
     });
 
+    it('a body with a Content-Encoding (gzip, br) → 415 naming it, nothing written; identity is plain', async () => {
+      const before = await itemCount();
+      for (const coding of ['gzip', 'br', 'gzip, identity']) {
+        const res = await h.post('/v0/collections/projects/items', { values: {} }, { headers: { 'content-encoding': coding } });
+        assert.equal(res.status, 415, res.text);
+        assert.match(errorOf(res).detail!, /Content-Encoding/);
+      }
+      assert.equal(await itemCount(), before);
+      assert.equal((await h.post('/v0/collections/projects/items', { values: {} }, { headers: { 'content-encoding': 'identity' } })).status, 201);
+    });
+
     it('a JSON key "__proto__" (or a "constructor" holding "prototype") → 400 invalid_body, nothing written (was: dropped silently)', async () => {
       const before = await itemCount();
       for (const payload of ['{"values":{"__proto__":{"code":{"type":"value/identifier","data":"c1"}}}}', '{"values":{},"constructor":{"prototype":{"x":1}}}']) {

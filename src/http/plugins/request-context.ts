@@ -19,6 +19,16 @@ export function registerRequestContext(app: FastifyInstance): void {
     reply.header('x-request-id', request.id);
   });
 
+  // Bodies are read as sent: a compressed one would be parsed as its compressed bytes, and a plain one labelled
+  // compressed accepted under a false label. Either way the client is told before anything is read.
+  app.addHook('preParsing', async (request) => {
+    const coding = request.headers['content-encoding']?.trim().toLowerCase();
+    const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+    if (hasBody && coding !== undefined && coding !== '' && coding !== 'identity') {
+      throw new AppError('unsupported_media_type', `Content-Encoding "${coding}" is not supported: send the body uncompressed, without Content-Encoding`);
+    }
+  });
+
   // JSON only: any other body type is refused with 415 before validation.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
