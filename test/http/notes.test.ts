@@ -300,6 +300,7 @@ for (const engine of ENGINES) {
       assertInvalid(await h.patch(`/v0/notes/${n.id}`, { lock_version: 0 }), '/body');
       assertInvalid(await h.patch(`/v0/notes/${n.id}`, { body: { markdown: '  ' }, lock_version: 0 }), '/body/markdown');
       assertInvalid(await h.patch(`/v0/notes/${n.id}`, { body: 'changed', lock_version: -1 }), '/lock_version');
+      assertInvalid(await h.patch(`/v0/notes/${n.id}`, { body: 'changed', lock_version: 1e300 }), '/lock_version');
       const after_ = (await h.get(`/v0/notes/${n.id}`)).body;
       assert.equal(after_.body.markdown, 'steady');
       assert.equal(after_.lock_version, 0);

@@ -60,6 +60,11 @@ for (const engine of ENGINES) {
       assert.equal((await journal('?until=2000-01-01T00:00:00Z')).length, 0);
       const [newest] = await journal('?limit=1');
       assert.deepEqual((await journal(`?before=${newest.id}`)).map((e) => e.method), ['GET', 'POST']);
+      for (const before of ['', 'nope']) {
+        const res = await h.get(`/v0/tycho/journal?before=${before}`);
+        assert.equal(res.status, 400, `before=${before}: ${res.text}`);
+        assert.equal(errorOf(res).source?.parameter, 'before');
+      }
     });
 
     it('keeps only the newest TYCHO_JOURNAL_SIZE requests and never records its own calls', async () => {

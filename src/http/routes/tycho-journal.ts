@@ -2,6 +2,8 @@
 // method, status and time; and clearing it.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { clearJournal, listJournal } from '../../domain/journal.ts';
+import { badParameter } from '../../domain/errors.ts';
+import { isId } from '../../domain/ids.ts';
 import type { JournalQuery } from '../../domain/ports/toolkit-store.ts';
 import { JournalEntryWire, JournalQueryString, PlainList, renderJournalEntry, toolkitSchema } from '../schemas/tycho.ts';
 import { NoContent } from '../schemas/common.ts';
@@ -22,7 +24,11 @@ function journalQuery(q: Static<typeof JournalQueryString>): JournalQuery {
   }
   if (q.since !== undefined) query.since = new Date(q.since).toISOString();
   if (q.until !== undefined) query.until = new Date(q.until).toISOString();
-  if (q.before !== undefined) query.before = q.before;
+  if (q.before !== undefined) {
+    // An id that names no entry would page from nowhere in particular: refused like any bad cursor.
+    if (!isId(q.before)) throw badParameter('before', `before must be the id of a journal entry (the last of the page before), got "${q.before}"`);
+    query.before = q.before;
+  }
   return query;
 }
 

@@ -23,7 +23,7 @@ export const CreateDraftBody = Type.Object(
 
 export const UpdateDraftBody = Type.Object(
   {
-    lock_version: Type.Integer({ minimum: 0 }),
+    lock_version: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
     subject: Type.Optional(Type.String()),
     body: Type.Optional(Body),
     to: Type.Optional(Type.Array(Recipient)),

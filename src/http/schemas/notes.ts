@@ -16,7 +16,7 @@ export const CreateNoteBody = Type.Object(
 export const UpdateNoteBody = Type.Object(
   {
     body: Body,
-    lock_version: Type.Integer({ minimum: 0 }),
+    lock_version: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
     associations: Type.Optional(Type.Array(Association)),
   },
   { examples: [{ body: { markdown: 'Called about the **renewal**: signed.' }, lock_version: 0 }] },
