@@ -8,6 +8,7 @@ import { createCursorCodec } from './domain/cursor.ts';
 import type { Store } from './domain/ports/store.ts';
 import type { LogLevel } from './config.ts';
 import { registerErrorHandling, sendError, toAppError } from './http/plugins/error-handler.ts';
+import { AppError } from './domain/errors.ts';
 import { answerClientError } from './http/plugins/client-errors.ts';
 import { registerRequestContext, requestIdOf } from './http/plugins/request-context.ts';
 import { registerAuth } from './http/plugins/auth.ts';
@@ -162,6 +163,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerAuth(v0, options.store, options.jwt);
       registerOrgClock(v0, options.store, baseClock);
       await v0.register(multipart, { limits: { fileSize: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT, ...MULTIPART_LIMITS } });
+      // Operations that read JSON declare a body schema; a multipart body sent to one is refused as any other
+      // non-JSON body is (uploads read their parts themselves and declare none).
+      v0.addHook('preValidation', async (request) => {
+        if (request.isMultipart() && request.routeOptions.schema?.body !== undefined) {
+          throw new AppError('unsupported_media_type', `unsupported Content-Type "${request.headers['content-type'] ?? ''}" for this operation; send application/json`);
+        }
+      });
       if (options.rateLimits) registerRateLimit(v0, options.rateLimits);
       registerIdempotency(v0, options.store, deps.clock);
       registerJournal(v0, journal);

@@ -208,6 +208,15 @@ for (const engine of ENGINES) {
       assert.notEqual((await h.get(`/v0/activities?${Array.from({ length: 999 }, (_, i) => `limit=${i % 2 === 0 ? 1 : 2}`).join('&')}&type[eq]=x`)).status, 500);
     });
 
+    it('a multipart body to an operation that reads JSON → 415, as any other non-JSON body (was: 400 "must be a JSON object")', async () => {
+      const before = await itemCount();
+      const res = await postMultipart(h, '/v0/collections/projects/items', [{ name: 'values', value: '{}' }]);
+      assert.equal(res.status, 415, res.text);
+      assert.equal(errorOf(res).code, 'unsupported_media_type');
+      assert.equal((await postMultipart(h, '/v0/collections', [{ name: 'name', value: 'X' }])).status, 415);
+      assert.equal(await itemCount(), before);
+    });
+
     it('a body with a Content-Encoding (gzip, br) → 415 naming it, nothing written; identity is plain', async () => {
       const before = await itemCount();
       for (const coding of ['gzip', 'br', 'gzip, identity']) {
