@@ -115,7 +115,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Given to node:http when the server is made: set afterwards (as Fastify does) it misses requests whose
     // headers have arrived. Node looks for overdue requests every connectionsCheckingInterval (30 s by
     // default): a short timeout is kept to within a quarter; headers may not have longer than the whole request.
-    http: { requestTimeout, headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.max(100, requestTimeout / 4)) },
+    // A missing Host is answered by request-context.ts in the errors envelope rather than by Node's bare 400.
+    http: { requestTimeout, headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.max(100, requestTimeout / 4)), requireHostHeader: false },
     routerOptions: {
       querystringParser: parseQuery,
       // Longer than any request line the header limit lets through: an over-long id is just an unknown id (404).

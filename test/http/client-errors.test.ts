@@ -140,6 +140,11 @@ describe('transport-level errors (real sockets)', () => {
       `POST /v0/collections HTTP/1.1\r\n${HOST}Content-Length: 7\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
       /Transfer-Encoding .*Content-Length/,
     ],
+    [
+      'Content-Length after Transfer-Encoding',
+      `POST /v0/collections HTTP/1.1\r\n${HOST}Transfer-Encoding: chunked\r\nContent-Length: 7\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+      /Transfer-Encoding .*Content-Length/,
+    ],
     ['a NUL inside a header value', `GET /healthz HTTP/1.1\r\n${HOST}X-Note: a\0b\r\n\r\n`, /forbidden character/],
     ['a malformed Content-Length', `POST /v0/collections HTTP/1.1\r\n${HOST}Content-Length: 12abc\r\n\r\n{}`, /Content-Length is not a decimal/],
   ];
@@ -153,6 +158,15 @@ describe('transport-level errors (real sockets)', () => {
       assert.match(error.detail!, detail);
     });
   }
+
+  it('an HTTP/1.1 request without Host answers 400 in the errors envelope with Connection: close (was: Node\'s bare 400)', async () => {
+    const result = await exchange(server.port, ['GET /v0/collections HTTP/1.1\r\nAuthorization: Bearer x\r\n\r\n']);
+    assert.ok(result.closedByServer && !result.reset, 'closed, not reset');
+    const [answer] = answersIn(result.bytes, ['GET']);
+    const error = assertClosingEnvelope(answer!, 400, 'Bad Request');
+    assert.equal(error.code, 'bad_request');
+    assert.match(error.detail!, /Host header/);
+  });
 
   it('a framing error on a keep-alive connection is answered after the earlier requests, in order', async () => {
     const good = `GET /healthz HTTP/1.1\r\n${HOST}\r\n`;

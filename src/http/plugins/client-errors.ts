@@ -27,6 +27,9 @@ interface HttpSocket extends Socket {
 
 const FRAMING = 'send one request line, `Name: value` header lines of visible characters, and a body framed by exactly one Content-Length or by Transfer-Encoding: chunked';
 
+const transferEncodingError = () =>
+  new AppError('bad_request', `the request is malformed: Transfer-Encoding is not "chunked" as the last coding, or comes with a Content-Length; ${FRAMING}`);
+
 /** What each llhttp / Node error means for the client, in its terms; `inBody`: the headers were fine. */
 export function clientErrorOf(error: ParserError, inBody: boolean): AppError {
   switch (error.code) {
@@ -42,11 +45,10 @@ export function clientErrorOf(error: ParserError, inBody: boolean): AppError {
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
       return new AppError('bad_request', `the request is malformed: it has more than one Content-Length header; ${FRAMING}`);
     case 'HPE_INVALID_TRANSFER_ENCODING':
-      return new AppError(
-        'bad_request',
-        `the request is malformed: Transfer-Encoding is not "chunked" as the last coding, or comes with a Content-Length; ${FRAMING}`,
-      );
+      return transferEncodingError();
     case 'HPE_INVALID_CONTENT_LENGTH':
+      // llhttp names whichever of the two came second when both are sent.
+      if (/Transfer-Encoding/.test(error.message)) return transferEncodingError();
       return new AppError('bad_request', `the request is malformed: Content-Length is not a decimal number of bytes; ${FRAMING}`);
   }
   // Past the headers only a chunked body can be malformed (a Content-Length body is just counted).

@@ -19,6 +19,14 @@ export function registerRequestContext(app: FastifyInstance): void {
     reply.header('x-request-id', request.id);
   });
 
+  // HTTP/1.1 requires Host (RFC 9112 §3.2): a request without it is answered 400, then the connection closes.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      reply.header('connection', 'close');
+      throw new AppError('bad_request', 'an HTTP/1.1 request needs a Host header naming the server, such as "Host: 127.0.0.1:8080"');
+    }
+  });
+
   // Bodies are read as sent: a compressed one would be parsed as its compressed bytes, and a plain one labelled
   // compressed accepted under a false label. Either way the client is told before anything is read.
   app.addHook('preParsing', async (request) => {
