@@ -9,7 +9,7 @@ import type { Store } from './domain/ports/store.ts';
 import type { LogLevel } from './config.ts';
 import { registerErrorHandling, sendError, toAppError } from './http/plugins/error-handler.ts';
 import { AppError } from './domain/errors.ts';
-import { answerClientError } from './http/plugins/client-errors.ts';
+import { answerClientError, answerUnservedRequests } from './http/plugins/client-errors.ts';
 import { registerRequestContext, requestIdOf } from './http/plugins/request-context.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerTextGuard } from './http/plugins/text-guard.ts';
@@ -129,6 +129,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildSerializer: serializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  answerUnservedRequests(app.server);
   app.setValidatorCompiler(schemaCompilers());
   registerErrorHandling(app);
   registerRequestContext(app);

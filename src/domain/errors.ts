@@ -14,6 +14,8 @@ const catalogue = {
   not_found: 404,
   route_not_found: 404,
   request_timeout: 408,
+  /** An `Expect` header other than `100-continue`. */
+  expectation_failed: 417,
   conflict: 409,
   stale_lock_version: 409,
   /** The first request with this Idempotency-Key has not been answered yet. */

@@ -168,6 +168,22 @@ describe('transport-level errors (real sockets)', () => {
     assert.match(error.detail!, /Host header/);
   });
 
+  it('an Expect other than 100-continue answers 417 in the errors envelope and closes (was: Node\'s bare 417)', async () => {
+    const result = await exchange(server.port, [`POST /v0/collections HTTP/1.1\r\n${HOST}Expect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"X"}`]);
+    assert.ok(result.closedByServer && !result.reset, 'closed, not reset');
+    const [answer] = answersIn(result.bytes, ['POST']);
+    const error = assertClosingEnvelope(answer!, 417, 'Expectation Failed');
+    assert.equal(error.code, 'expectation_failed');
+    assert.equal((await server.h.get('/v0/collections?limit=100')).body.data.length, 4, 'nothing was created');
+  });
+
+  it('CONNECT answers 400 in the errors envelope and closes (was: the connection dropped unanswered)', async () => {
+    const result = await exchange(server.port, [`CONNECT 127.0.0.1:443 HTTP/1.1\r\n${HOST}\r\n`]);
+    assert.ok(result.closedByServer && !result.reset, 'closed, not reset');
+    const [answer] = answersIn(result.bytes, ['CONNECT']);
+    assert.match(assertClosingEnvelope(answer!, 400, 'Bad Request').detail!, /not a proxy/);
+  });
+
   it('a framing error on a keep-alive connection is answered after the earlier requests, in order', async () => {
     const good = `GET /healthz HTTP/1.1\r\n${HOST}\r\n`;
     const broken = `GET /healthz HTTP/1.1\r\n${HOST}X-Note: a\0b\r\n\r\n`;

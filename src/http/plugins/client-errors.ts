@@ -3,7 +3,7 @@
 // as every other answer, written on the raw socket with `Connection: close`; after a framing error nothing
 // later on the connection can be trusted, so it is then closed.
 import type { Socket } from 'node:net';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ConnectionError, FastifyInstance } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
@@ -102,6 +102,24 @@ export function answerClientError(this: FastifyInstance, connectionError: Connec
 }
 
 const answered = new WeakSet<Socket>();
+
+/**
+ * Requests Node keeps from Fastify, answered in the same envelope: an `Expect` other than `100-continue`
+ * (Node would send a bare 417) and `CONNECT` (Node would drop the connection). Both close the connection.
+ */
+export function answerUnservedRequests(server: Server): void {
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const error = new AppError('expectation_failed', `Expect "${request.headers.expect}" is not supported; send the request without it, or with Expect: 100-continue`);
+    const body = JSON.stringify(errorBody(error));
+    response.shouldKeepAlive = false;
+    response.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': `req_${newId()}` });
+    response.end(body);
+  });
+  server.on('connect', (_request: IncomingMessage, socket: Socket) => {
+    const error = new AppError('bad_request', 'CONNECT is not served here: Tycho is an API server, not a proxy; send GET, POST, PATCH or DELETE to an API path');
+    write(socket, answerBytes(error, `req_${newId()}`, false));
+  });
+}
 
 function answerBytes(error: AppError, requestId: string, head: boolean): string {
   const envelope = errorBody(error);
