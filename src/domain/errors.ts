@@ -31,6 +31,8 @@ const catalogue = {
   idempotency_key_reused: 422,
   rate_limited: 429,
   internal: 500,
+  /** A transfer coding other than chunked (RFC 9112 §6.1 asks for 501). */
+  not_implemented: 501,
   service_unavailable: 503,
 } as const;
 

@@ -177,6 +177,18 @@ describe('transport-level errors (real sockets)', () => {
     assert.equal((await server.h.get('/v0/collections?limit=100')).body.data.length, 4, 'nothing was created');
   });
 
+  it('a transfer coding other than chunked (gzip, chunked) answers 501 in the errors envelope and closes, nothing written (was: 201, the body read as it came)', async () => {
+    const result = await exchange(server.port, [
+      `POST /v0/collections HTTP/1.1\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\nc\r\n{"name":"Z"}\r\n0\r\n\r\n`,
+    ]);
+    assert.ok(result.closedByServer && !result.reset, 'closed, not reset');
+    const [answer] = answersIn(result.bytes, ['POST']);
+    const error = assertClosingEnvelope(answer!, 501, 'Not Implemented');
+    assert.equal(error.code, 'not_implemented');
+    assert.match(error.detail!, /gzip/);
+    assert.equal((await server.h.get('/v0/collections?limit=100')).body.data.length, 4, 'nothing was created');
+  });
+
   it('CONNECT answers 400 in the errors envelope and closes (was: the connection dropped unanswered)', async () => {
     const result = await exchange(server.port, [`CONNECT 127.0.0.1:443 HTTP/1.1\r\n${HOST}\r\n`]);
     assert.ok(result.closedByServer && !result.reset, 'closed, not reset');

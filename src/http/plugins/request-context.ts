@@ -27,6 +27,16 @@ export function registerRequestContext(app: FastifyInstance): void {
     }
   });
 
+  // Node undoes `chunked` and nothing else: a body sent as `gzip, chunked` would be read as its compressed bytes.
+  app.addHook('onRequest', async (request, reply) => {
+    const codings = request.headers['transfer-encoding']?.split(',').map((c) => c.trim().toLowerCase()) ?? [];
+    const unknown = codings.find((c) => c !== 'chunked' && c !== 'identity' && c !== '');
+    if (unknown !== undefined) {
+      reply.header('connection', 'close');
+      throw new AppError('not_implemented', `Transfer-Encoding "${unknown}" is not supported: send the body as it is, with Content-Length or Transfer-Encoding: chunked`);
+    }
+  });
+
   // Bodies are read as sent: a compressed one would be parsed as its compressed bytes, and a plain one labelled
   // compressed accepted under a false label. Either way the client is told before anything is read.
   app.addHook('preParsing', async (request) => {
