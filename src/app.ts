@@ -64,7 +64,7 @@ import { snapshotRoutes } from './http/routes/tycho-snapshots.ts';
 import { clockRoutes } from './http/routes/tycho-clock.ts';
 import { dueWork, type DueWork } from './domain/due-work.ts';
 import { journalRoutes } from './http/routes/tycho-journal.ts';
-import { parseQuery, registerQueryLimit } from './http/query-string.ts';
+import { parseQuery } from './http/query-string.ts';
 
 export interface AppOptions {
   store: Store;
@@ -133,7 +133,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(schemaCompilers());
   registerErrorHandling(app);
   registerRequestContext(app);
-  registerQueryLimit(app);
   registerTimeContext(app);
   registerTextGuard(app);
   registerObservability(app, options.store);

@@ -2,8 +2,7 @@
 // more parameters than qs keeps is refused (400) rather than cut short: a dropped filter or cursor would answer
 // a wider list, or page 1, as if that had been asked for.
 import qs from 'qs';
-import type { FastifyInstance } from 'fastify';
-import { badParameter } from '../domain/errors.ts';
+import { badParameter, type AppError } from '../domain/errors.ts';
 import { QUERY_ARRAY_LIMIT } from './validation.ts';
 
 export const MAX_QUERY_PARAMETERS = 1000;
@@ -41,12 +40,9 @@ export function parseQuery(text: string): Record<string, unknown> {
   return qs.parse(text, OPTIONS) as Record<string, unknown>;
 }
 
-/** Answers a request whose query string held too many parameters with 400, naming the first one left over. */
-export function registerQueryLimit(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    const beyond = (request.query as { [BEYOND]?: string } | undefined)?.[BEYOND];
-    if (beyond !== undefined) {
-      throw badParameter(beyond, `a query string holds at most ${MAX_QUERY_PARAMETERS} parameters; "${beyond}" is the ${MAX_QUERY_PARAMETERS + 1}st — send fewer`);
-    }
-  });
+/** The 400 for a query string that held too many parameters, naming the first one left over; else undefined. */
+export function queryLimitError(query: unknown): AppError | undefined {
+  const beyond = (query as { [BEYOND]?: string } | undefined)?.[BEYOND];
+  if (beyond === undefined) return undefined;
+  return badParameter(beyond, `a query string holds at most ${MAX_QUERY_PARAMETERS} parameters; "${beyond}" is the ${MAX_QUERY_PARAMETERS + 1}st — send fewer`);
 }

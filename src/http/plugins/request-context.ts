@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
+import { queryLimitError } from '../query-string.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,200}$/;
 
@@ -19,22 +20,13 @@ export function registerRequestContext(app: FastifyInstance): void {
     reply.header('x-request-id', request.id);
   });
 
-  // HTTP/1.1 requires Host (RFC 9112 §3.2): a request without it is answered 400, then the connection closes.
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-      reply.header('connection', 'close');
-      throw new AppError('bad_request', 'an HTTP/1.1 request needs a Host header naming the server, such as "Host: 127.0.0.1:8080"');
-    }
-  });
-
-  // Node undoes `chunked` and nothing else: a body sent as `gzip, chunked` would be read as its compressed bytes.
-  app.addHook('onRequest', async (request, reply) => {
-    const codings = request.headers['transfer-encoding']?.split(',').map((c) => c.trim().toLowerCase()) ?? [];
-    const unknown = codings.find((c) => c !== 'chunked' && c !== 'identity' && c !== '');
-    if (unknown !== undefined) {
-      reply.header('connection', 'close');
-      throw new AppError('not_implemented', `Transfer-Encoding "${unknown}" is not supported: send the body as it is, with Content-Length or Transfer-Encoding: chunked`);
-    }
+  // Requests refused before anything else runs, in one synchronous hook (it runs on every request): HTTP/1.1
+  // without Host (RFC 9112 §3.2); a transfer coding Node does not undo (it undoes `chunked` only, so a body sent
+  // `gzip, chunked` would be read as its compressed bytes); a query string over the parameters read.
+  app.addHook('onRequest', (request, reply, done) => {
+    const framing = framingError(request.raw.httpVersion, request.headers.host, request.headers['transfer-encoding']);
+    if (framing) reply.header('connection', 'close');
+    done(framing ?? queryLimitError(request.query));
   });
 
   // Bodies are read as sent: a compressed one would be parsed as its compressed bytes, and a plain one labelled
@@ -74,6 +66,16 @@ export function registerRequestContext(app: FastifyInstance): void {
     }
     done(null, parsed);
   });
+}
+
+function framingError(httpVersion: string, host: string | undefined, transferEncoding: string | undefined): AppError | undefined {
+  if (host === undefined && httpVersion === '1.1') {
+    return new AppError('bad_request', 'an HTTP/1.1 request needs a Host header naming the server, such as "Host: 127.0.0.1:8080"');
+  }
+  if (transferEncoding === undefined) return undefined;
+  const unknown = transferEncoding.split(',').map((c) => c.trim().toLowerCase()).find((c) => c !== 'chunked' && c !== 'identity' && c !== '');
+  if (unknown === undefined) return undefined;
+  return new AppError('not_implemented', `Transfer-Encoding "${unknown}" is not supported: send the body as it is, with Content-Length or Transfer-Encoding: chunked`);
 }
 
 /** Deeper than any request the API takes (a filter of 32 and/or levels nests 66 deep); refused before parsing. */
