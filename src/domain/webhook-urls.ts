@@ -47,7 +47,7 @@ export function refusedAddress(address: string, loopbackUrl: boolean, policy: We
   return `${address} is in a private range (${range}); the operator can allow private ranges with TYCHO_WEBHOOK_ALLOW_PRIVATE=on`;
 }
 
-/** The endpoint URL, checked: absolute HTTPS (or loopback/allowed HTTP), no credentials, an allowed host. */
+/** The endpoint URL as sent, checked: absolute HTTPS (or loopback/allowed HTTP), no credentials, an allowed host. */
 export function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy, pointer = '/url'): string {
   const shape = 'an absolute https:// URL such as "https://hooks.example.com/moonbase"';
   if (raw.length > MAX_URL_LENGTH) throw invalidAt(pointer, `url must be at most ${MAX_URL_LENGTH} characters, got ${raw.length}`);
@@ -70,5 +70,6 @@ export function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy, pointer =
     const problem = refusedAddress(host, loopback, policy);
     if (problem) throw invalidAt(pointer, `url must be ${shape} of a public host: ${problem}`);
   }
-  return url.toString();
+  // Kept as sent, as the hosted service echoes it; the sender parses it again.
+  return raw;
 }

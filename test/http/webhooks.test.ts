@@ -61,6 +61,13 @@ for (const engine of ENGINES) {
         const res = await h.post('/v0/webhook_endpoints', endpoint(url));
         assert.equal(res.status, 201, `${url}: ${res.text}`);
       }
+      // Echoed as sent, not as the URL parser would write it (no trailing slash added, case kept).
+      for (const url of ['https://Hooks.Example.com', 'https://hooks.example.com:443/a?b=c%2f']) {
+        const res = await h.post('/v0/webhook_endpoints', endpoint(url));
+        assert.equal(res.status, 201, `${url}: ${res.text}`);
+        assert.equal(res.body.url, url);
+        assert.equal((await h.get(`/v0/webhook_endpoints/${res.body.id}`)).body.url, url);
+      }
       for (const url of ['http://hooks.example.com/a', 'https://10.0.0.1/a', 'https://192.168.1.20/a', 'https://169.254.169.254/latest', 'ftp://hooks.example.com/a', 'not a url', 'https://user:pw@hooks.example.com/a', 'https://0.0.0.0/a', 'https://hooks.example.com:0/a', 'https://0xa9fea9fe/a', 'https://[::ffff:169.254.169.254]/a']) {
         const res = await h.post('/v0/webhook_endpoints', endpoint(url));
         assert.equal(res.status, 422, `${url}: ${res.text}`);
