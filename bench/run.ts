@@ -30,8 +30,13 @@ const { values: args } = parseArgs({
     only: { type: 'string', default: '' },
     'cpu-prof': { type: 'string' },
     blobs: { type: 'string', default: 'local' },
+    help: { type: 'boolean', default: false },
   },
 });
+if (args.help) {
+  console.log('Usage: npm run bench -- [--size ITEMS] [--duration SECONDS] [--warmup SECONDS] [--connections N] [--engine sqlite|postgres] [--processes N] [--only WORD,WORD…] [--cpu-prof DIRECTORY] [--blobs local|s3] [--smoke]');
+  process.exit(0);
+}
 /** `--blobs s3`: file contents in a bucket of an s3rver started here instead of on the local disk. */
 const blobs = args.blobs === 's3' ? 's3' : 'local';
 /** `--only upsert,search`: run the scenarios whose names contain one of these words. */
