@@ -8,7 +8,6 @@ const catalogue = {
   invalid_parameter: 400,
   invalid_header: 400,
   invalid_cursor: 400,
-  invalid_filter: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
@@ -24,6 +23,8 @@ const catalogue = {
   unsupported_media_type: 415,
   headers_too_large: 431,
   validation_failed: 422,
+  /** A search filter that is not well-formed (the reference's "422 bad filter"): at its pointer. */
+  invalid_filter: 422,
   /** Well-formed, but the target's state does not allow it (a sent message, a funnel in use): no source. */
   invalid_state: 422,
   collection_not_found: 422,

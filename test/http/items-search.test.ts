@@ -1,6 +1,6 @@
 // Item search and list through HTTP (reference §5.3, §6.4, appendix A.6): every filter op, groups and nesting,
 // the documented matching semantics, include, sort (refs, ids, descending, timestamps, relation paths),
-// keyset pagination under a sort, and the 400/422 errors of malformed or unknown filters, sorts and cursors.
+// keyset pagination under a sort, and the 422 errors of malformed or unknown filters and sorts, 400 of cursors.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, createHarness, type Harness, type Response } from '../helpers/harness.ts';
@@ -445,10 +445,12 @@ for (const engine of ENGINES) {
         ['no op at all', { field: 'name', value: 'Alice' }],
         ['a malformed nested filter', { op: 'and', filters: [{ op: 'exists', field: 'name' }, 42] }],
       ] as const) {
-        it(`a malformed filter → 400: ${label}`, async () => {
+        it(`a malformed filter → 422 invalid_filter at its pointer: ${label}`, async () => {
           const res = await search({ filter });
-          assert.equal(res.status, 400, res.text);
-          assert.equal(res.body.errors[0].status, '400');
+          assert.equal(res.status, 422, res.text);
+          assert.equal(res.body.errors[0].status, '422');
+          assert.equal(res.body.errors[0].code, 'invalid_filter');
+          assert.match(res.body.errors[0].source.pointer, /^\/filter/);
         });
       }
 

@@ -1,6 +1,6 @@
 // The items filter language (reference §6.4) and sort specs, checked against a collection's fields.
-// Malformed shapes are 400 (invalid_filter); an unknown field or an op that does not apply to the field's
-// type is 422. Every error points into the request (`/filter/filters/1/field`, `/sort/0`).
+// Malformed shapes are 422 invalid_filter; an unknown field or an op that does not apply to the field's
+// type is 422 validation_failed. Every error points into the request (`/filter/filters/1/field`, `/sort/0`).
 import { AppError, invalidAt } from '../errors.ts';
 import { fieldByKey, isTimestampField, type CollectionSchema } from '../collection-schema.ts';
 import { parseDate, parseDateTime } from '../field-types/dates.ts';

@@ -39,7 +39,7 @@ export const FILTER_SCHEMAS: object[] = [
     $id: 'Filter',
     description:
       `The items filter language: conditions combined with \`and\`, \`or\` and \`not\`, at most ${FILTER_LIMITS.conditions} ` +
-      `conditions nested at most ${FILTER_LIMITS.depth} levels deep. A malformed filter answers 400; an unknown field or an ` +
+      `conditions nested at most ${FILTER_LIMITS.depth} levels deep. A malformed filter, an unknown field or an ` +
       'operator that does not apply to the field\'s type answers 422, pointing into the filter (`/filter/filters/1/op`).',
     oneOf: [ref('FilterCondition'), ref('FilterExists'), ref('FilterGroup'), ref('FilterNot')],
     discriminator: {
