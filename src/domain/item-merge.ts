@@ -7,7 +7,7 @@
 // that name the source stay as they are (history). Relations between the two items themselves are dropped,
 // so the destination never points at itself. `activity/item_merged` is recorded with the source as object
 // and the destination as target.
-import { invalidAt } from './errors.ts';
+import { invalidAt, notFound } from './errors.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { isTimestampField, loadSchema } from './collection-schema.ts';
 import { sameValue, type FieldChange } from './item-values.ts';
@@ -78,9 +78,10 @@ export async function mergeItems(store: Store, principal: Principal, collectionK
     const found = new Map((await tx.items.findMany(orgId, [sourceId, destinationId], 'exclusive')).map((i) => [i.id, i]));
     const source = found.get(sourceId);
     const destination = found.get(destinationId);
-    if (!source || source.collectionId !== collection.id) throw invalidAt('/source/id', `no item of ${collection.ref} has id "${sourceId}"`);
-    if (!destination || destination.collectionId !== collection.id) {
-      throw invalidAt('/destination/id', `no item of ${collection.ref} has id "${destinationId}"`);
+    // An item that does not exist is a 404, as for any unknown id; one of another collection is a 422 (reference).
+    if (!source || !destination) throw notFound();
+    for (const [item, pointer] of [[source, '/source/id'], [destination, '/destination/id']] as const) {
+      if (item.collectionId !== collection.id) throw invalidAt(pointer, `${pointer.split('/')[1]} must be an item of ${collection.ref}; "${item.id}" is an item of another collection`);
     }
     const now = timestamp(clock);
     const destinationPointer = { id: destination.id, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } };

@@ -145,12 +145,17 @@ for (const engine of ENGINES) {
       assert.equal(after.body.participants[0].person.id, destination.id);
     });
 
-    it('refuses the same item twice, unknown items and items of another collection (422 with pointers)', async () => {
+    it('refuses the same item twice and items of another collection (422 with pointers), unknown items (404)', async () => {
       const person = await makeItem(h, 'people', { name: text('Solo') });
       const org = await makeItem(h, 'organizations', { name: text('Elsewhere') });
       assertInvalid(await h.post(`${PEOPLE}/merge`, { source: ptr(person.id), destination: ptr(person.id) }), '/destination/id');
-      assertInvalid(await h.post(`${PEOPLE}/merge`, { source: ptr('1ChFEsgexNKTAqYqRGhYeA'), destination: ptr(person.id) }), '/source/id');
+      for (const body of [{ source: ptr('1ChFEsgexNKTAqYqRGhYeA'), destination: ptr(person.id) }, { source: ptr(person.id), destination: ptr('nope') }]) {
+        const unknown = await h.post(`${PEOPLE}/merge`, body);
+        assert.equal(unknown.status, 404, unknown.text);
+        assert.equal(unknown.body.errors[0].title, 'Not Found');
+      }
       assertInvalid(await h.post(`${PEOPLE}/merge`, { source: ptr(person.id), destination: ptr(org.id) }), '/destination/id');
+      assertInvalid(await h.post(`${PEOPLE}/merge`, { source: ptr(org.id), destination: ptr(person.id) }), '/source/id');
       assertInvalid(await h.post(`${PEOPLE}/merge`, { source: ptr(person.id) }), '/destination');
       assert.equal((await h.post('/v0/collections/nope/items/merge', { source: ptr(person.id), destination: ptr(org.id) })).status, 404);
       // Nothing changed.
@@ -158,14 +163,14 @@ for (const engine of ENGINES) {
       assert.equal((await h.get(`${ORGS}/${org.id}`)).status, 200);
     });
 
-    it('racing merges of one pair in both directions: one wins, the other finds its source gone (422)', async () => {
+    it('racing merges of one pair in both directions: one wins, the other finds its source gone (404)', async () => {
       const a = await makeItem(h, 'people', { name: text('Race A'), email: [email('race-a@example.com')] });
       const b = await makeItem(h, 'people', { name: text('Race B'), email: [email('race-b@example.com')] });
       const [ab, ba] = await Promise.all([
         h.post(`${PEOPLE}/merge`, { source: ptr(a.id), destination: ptr(b.id) }),
         h.post(`${PEOPLE}/merge`, { source: ptr(b.id), destination: ptr(a.id) }),
       ]);
-      assert.deepEqual([ab.status, ba.status].sort(), [200, 422], `${ab.text} ${ba.text}`);
+      assert.deepEqual([ab.status, ba.status].sort(), [200, 404], `${ab.text} ${ba.text}`);
       const survivor = ab.status === 200 ? ab.body : ba.body;
       assert.equal(survivor.values.email.length, 2);
       const left = await Promise.all([a.id, b.id].map(async (id) => (await h.get(`${PEOPLE}/${id}`)).status));
