@@ -21,12 +21,27 @@ export interface SchemaIssue {
   /** The value that failed (Ajv's `verbose` mode). */
   data?: unknown;
   message?: string;
-  parentSchema?: { errorMessage?: string; properties?: Record<string, PropertySchema> };
+  parentSchema?: { errorMessage?: string; properties?: Record<string, PropertySchema>; anyOf?: PropertySchema[] };
+}
+
+/**
+ * The issue that explains the failure. A union's own failure (with its errorMessage) explains more than the
+ * failures of its branches, except for a nullable value sent as what it may be other than null: then the
+ * failure inside it does (`/transcript/cues/0/from`, not `/transcript`).
+ */
+function explainingIssue(issues: SchemaIssue[]): SchemaIssue | undefined {
+  const union = issues.find((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf');
+  if (!union) return issues[0];
+  const branches = union.parentSchema?.anyOf;
+  const nullable = branches?.length === 2 && branches.some((b) => b.type === 'null');
+  if (nullable && typeof union.data === 'object' && union.data !== null) {
+    return issues.find((i) => i.instancePath.startsWith(`${union.instancePath}/`)) ?? union;
+  }
+  return union;
 }
 
 export function validationError(issues: SchemaIssue[], context: string | undefined): AppError {
-  // A union's own failure (with its errorMessage) explains more than the failures of its branches.
-  const issue = issues.find((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf') ?? issues[0];
+  const issue = explainingIssue(issues);
   if (!issue) return new AppError('bad_request', 'the request is not valid');
   const path = issue.keyword === 'required' ? `${issue.instancePath}/${String(issue.params.missingProperty)}` : issue.instancePath;
   const segments = path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));

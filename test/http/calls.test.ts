@@ -222,6 +222,10 @@ for (const engine of ENGINES) {
     it('a transcript speaker that is not E.164, or a cue ending before it starts → 422 at the cue', async () => {
       assertInvalid(await h.post('/v0/calls', callBody({ transcript: { cues: [{ from: 0, to: 1, text: 'x', speaker: 'Ada' }] } })), '/transcript/cues/0/speaker');
       assertInvalid(await h.post('/v0/calls', callBody({ transcript: { cues: [{ from: 3, to: 1, text: 'x', speaker: ADA_PHONE }] } })), '/transcript/cues/0/to');
+      // A transcript sent as an object is checked inside: the pointer names the cue's property, not the transcript.
+      assertInvalid(await h.post('/v0/calls', callBody({ transcript: { cues: [{ from: 'a', to: 1, text: 'x', speaker: ADA_PHONE }] } })), '/transcript/cues/0/from');
+      assertInvalid(await h.post('/v0/calls', callBody({ transcript: { cues: [{ from: 0, text: 'x', speaker: ADA_PHONE }] } })), '/transcript/cues/0/to');
+      assertInvalid(await h.post('/v0/calls', callBody({ transcript: 'none' })), '/transcript');
     });
 
     it('include[]=note and include[]=summary: null without a note; the newest associated note with one', async () => {
