@@ -18,7 +18,8 @@ export function createCursorCodec(secret: string): CursorCodec {
 
   return {
     encode(scope, position) {
-      const body = Buffer.from(JSON.stringify([position.key, position.id])).toString('base64url');
+      const parts = position.inclusive ? [position.key, position.id, 1] : [position.key, position.id];
+      const body = Buffer.from(JSON.stringify(parts)).toString('base64url');
       return `${body}.${mac(scope, body).toString('base64url')}`;
     },
     decode(scope, token) {
@@ -41,10 +42,11 @@ function parsePosition(json: string): Position | null {
   } catch {
     return null;
   }
-  if (!Array.isArray(value) || value.length !== 2) return null;
-  const [key, id] = value as [unknown, unknown];
+  if (!Array.isArray(value) || value.length < 2 || value.length > 3) return null;
+  const [key, id, inclusive] = value as [unknown, unknown, unknown];
   if (typeof id !== 'string' || !Array.isArray(key) || !key.every(isSortValue)) return null;
-  return { key: key as SortValue[], id };
+  if (value.length === 3 && inclusive !== 1) return null;
+  return { key: key as SortValue[], id, ...(inclusive === 1 ? { inclusive: true } : {}) };
 }
 
 function isSortValue(v: unknown): v is SortValue {

@@ -219,6 +219,57 @@ for (const engine of ENGINES) {
             assert.equal(backward[0]!.prev, undefined, 'the walk back ends on a page without prev');
           });
 
+          const remove = r.writes.find((w) => w.method === 'DELETE');
+          if (remove) {
+            it('a page emptied by deletions since its cursor was made still leads back to the rows before it (or after it)', async () => {
+              const { key } = await h.newOrg();
+              const made: string[] = [];
+              for (let i = 0; i < 4; i++) made.push(await r.create(h, key));
+              const full = await allIds(h, list.path, key);
+              const [a, b, c, d] = full.filter((id) => made.includes(id)) as [string, string, string, string];
+              // Walks one record a page from the start to the page holding `id`.
+              const pageOf = async (id: string) => {
+                let p = await page(h, list.path, 'limit=1', key);
+                for (let guard = 0; p.ids[0] !== id; guard++) {
+                  assert.ok(guard < 50 && p.next, `${id} is on no page`);
+                  p = await page(h, list.path, `limit=1&after=${encodeURIComponent(p.next!)}`, key);
+                }
+                return p;
+              };
+              const deleteAll = async (ids: string[]) => {
+                for (const id of ids) assert.equal((await send(h, remove.method, remove.path(id), remove.payload, key)).status, 204);
+              };
+              // After b, only c and d: delete them, and the page after b is empty but has prev, back to b.
+              if (full.at(-1) === d && full.at(-2) === c) {
+                const afterB = (await pageOf(b)).next!;
+                await deleteAll([c, d]);
+                const empty = await page(h, list.path, `limit=1&after=${encodeURIComponent(afterB)}`, key);
+                assert.deepEqual(empty.ids, []);
+                assert.equal(empty.next, undefined);
+                assert.equal(typeof empty.prev, 'string', 'the empty page has prev');
+                const back = await page(h, list.path, `limit=1&before=${encodeURIComponent(empty.prev!)}`, key);
+                assert.deepEqual(back.ids, [b], 'prev leads to the row the empty page was asked after');
+                assert.equal(back.next, undefined, 'nothing is after b any more');
+                assert.equal(typeof back.prev, 'string');
+                // Both ways from the row the cursor back names: the page after it is empty again, with no rows lost.
+                const backAgain = await page(h, list.path, `limit=2&before=${encodeURIComponent(empty.prev!)}`, key);
+                assert.deepEqual(backAgain.ids, full.slice(full.indexOf(b) - 1, full.indexOf(b) + 1));
+              }
+              // Before b, only a (the list's first): delete a, and the page before b's... is empty with next, on to b.
+              if (full[0] === a) {
+                const beforeB = (await pageOf(b)).prev!;
+                await deleteAll([a]);
+                const empty = await page(h, list.path, `limit=1&before=${encodeURIComponent(beforeB)}`, key);
+                assert.deepEqual(empty.ids, []);
+                assert.equal(empty.prev, undefined);
+                assert.equal(typeof empty.next, 'string', 'the empty page has next');
+                const on = await page(h, list.path, `limit=1&after=${encodeURIComponent(empty.next!)}`, key);
+                assert.deepEqual(on.ids, [b], 'next leads to the row the empty page was asked before');
+                assert.equal(on.prev, undefined, 'nothing is before b any more');
+              }
+            });
+          }
+
           it('a bad cursor (garbage, another list’s, another organization’s) → 400 naming after or before', async () => {
             const { key } = await h.newOrg();
             for (let i = 0; i < 2; i++) await r.create(h, key);

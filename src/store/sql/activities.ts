@@ -1,10 +1,10 @@
 // Activities table and its per-constituent index. The feed of one entity walks the index by time.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Activity, ActivityQuery } from '../../domain/activity.ts';
-import { mapPage, type PageRequest, type Position } from '../../domain/pagination.ts';
+import { emptyPageEdges, mapPage, type PageRequest } from '../../domain/pagination.ts';
 import type { ActivityRepo } from '../../domain/ports/store.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
-import { fetchPage, fetchSegments, type OrderKey, type Runner } from './keyset.ts';
+import { fetchPage, fetchSegments, mapPosition, type OrderKey, type Runner } from './keyset.ts';
 import { writeTogether, type Write } from './write-together.ts';
 import { Binder, bindAll, shapesOf } from './shapes.ts';
 import type { Engine } from './sql-store.ts';
@@ -78,14 +78,14 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writabl
         occurredFrom: optional(query.occurredFrom),
         occurredTo: optional(query.occurredTo),
       };
-      const position = (p: Position | undefined) => p && { key: p.key.map((k) => (k === null ? null : bind(k))), id: bind(p.id) };
-      const pageShape: PageRequest = { limit: page.limit, after: position(page.after), before: position(page.before) };
+      const pageShape: PageRequest = { limit: page.limit, after: mapPosition(page.after, bind), before: mapPosition(page.before, bind) };
       const org = bind(orgId);
       const key = `activities.list ${JSON.stringify(shape)} ${JSON.stringify(pageShape)}`;
       const { q, keys } = shapes.memo(key, () => feedQuery(db, org, shape));
       const run: Runner = async (label, build) => (await db.executeQuery(shapes.statement(`${key} ${label}`, values, build))).rows;
       const result = await fetchSegments([{ query: q, keys, holds: () => true }], pageShape, (r) => ({ key: [r.k_time], id: r.k_id }), run);
-      return mapPage(result, toActivity);
+      // The shape's anchor holds slots: an empty page's way back is made from this read's own.
+      return mapPage(emptyPageEdges(result, page), toActivity);
     },
     async find(orgId, id) {
       const row = await db.selectFrom('activities').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();

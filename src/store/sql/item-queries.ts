@@ -5,9 +5,9 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuil
 import type { FilterNode, ItemQuery, SortKey, ValueOp } from '../../domain/filter/ast.ts';
 import type { Item } from '../../domain/items.ts';
 import type { ServedItem } from '../../domain/item-wire.ts';
-import type { Page, PageRequest, Position, SortValue } from '../../domain/pagination.ts';
+import { emptyPageEdges, type Page, type PageRequest, type SortValue } from '../../domain/pagination.ts';
 import type { Database } from './schema.ts';
-import { fetchSegments, type OrderKey, type Runner, type Segment } from './keyset.ts';
+import { fetchSegments, mapPosition, type OrderKey, type Runner, type Segment } from './keyset.ts';
 import { slot, type Shapes } from './shapes.ts';
 import { plannedPerRequest } from './statement-marks.ts';
 
@@ -161,13 +161,12 @@ function shapeOf(read: PageRead): { shape: PageRead; values: unknown[] } {
       }
     }
   };
-  const position = (p: Position | undefined) => p && { key: p.key.map((k) => (k === null ? null : put(k))), id: put(p.id) };
   const { orgId, query, page, wireTag, tagged } = read;
   const shape: PageRead = {
     tagged,
     orgId: put(orgId),
     query: { ...query, collectionId: put(query.collectionId), ...(query.filter ? { filter: filter(query.filter) } : {}) },
-    page: { limit: page.limit, ...(page.after ? { after: position(page.after) } : {}), ...(page.before ? { before: position(page.before) } : {}) },
+    page: { limit: page.limit, ...(page.after ? { after: mapPosition(page.after, put) } : {}), ...(page.before ? { before: mapPosition(page.before, put) } : {}) },
     wireTag: wireTag === undefined ? undefined : put(wireTag),
   };
   return { shape, values };
@@ -195,7 +194,7 @@ export async function queryItems(
   const run: Runner = async (label, build) => (await db.executeQuery(mark(shapes.statement(`${key} ${label}`, values, build)))).rows;
   // The position holds every sort key but the last, which is the id.
   const sortValues = query.sort.length + (endsWithId(query) ? 0 : 1) - 1;
-  const result = await fetchSegments(
+  const fetched = await fetchSegments(
     segments,
     shape.page,
     (row) => ({
@@ -204,6 +203,8 @@ export async function queryItems(
     }),
     run,
   );
+  // The shape's anchor holds slots: an empty page's way back is made from this read's own.
+  const result = emptyPageEdges(fetched, page);
   const served: TaggedPage = { ...result, rows: result.rows.map((r) => servedRow(r, orgId, query.collectionId)) };
   if (tagged) {
     const tags = new Set(result.rows.map((r) => r.schema_tag as string));

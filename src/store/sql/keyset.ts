@@ -1,7 +1,8 @@
 // Keyset pagination in SQL: a page is the rows strictly after (or before) a position in a total order made
-// of sort keys plus the id. No OFFSET: every page is a range scan that starts where the last one ended.
+// of sort keys plus the id (or from it on, for the inclusive position an empty page's cursor back holds). No
+// OFFSET: every page is a range scan that starts where the last one ended.
 import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { Page, PageRequest, Position, SortValue } from '../../domain/pagination.ts';
+import { emptyPageEdges, type Page, type PageRequest, type Position, type SortValue } from '../../domain/pagination.ts';
 
 export interface OrderKey {
   /** A column reference such as `c.id`. */
@@ -48,6 +49,12 @@ export type Runner = <R>(label: string, build: () => AnyQuery<R>) => Promise<R[]
 
 const buildEachTime: Runner = (_label, build) => build().execute();
 
+/** A position with its values replaced (by the slots of a statement shape, shapes.ts); whether it is inclusive kept. */
+export function mapPosition(position: Position | undefined, put: <T extends string | number>(value: T) => T): Position | undefined {
+  if (!position) return undefined;
+  return { key: position.key.map((k) => (k === null ? null : put(k))), id: put(position.id), ...(position.inclusive ? { inclusive: true } : {}) };
+}
+
 /** The rows of `query` on the page `request` asks for. `keys` must end with a unique key (the id). */
 export function fetchPage<O>(query: AnyQuery<O>, keys: OrderKey[], request: PageRequest, positionOf: (row: O) => Position): Promise<Page<O>> {
   return fetchSegments([{ query, keys, holds: () => true }], request, positionOf);
@@ -67,6 +74,7 @@ export async function fetchSegments<O>(
   // Segments in the order this page walks them, starting with the anchor's.
   const walk = backwards ? [...segments].reverse() : segments;
   const from = anchor ? Math.max(0, walk.findIndex((s) => s.holds(anchor))) : 0;
+  const inclusive = anchor?.inclusive === true;
   const fetched: Record<string, unknown>[] = [];
   let behind: boolean | undefined;
   for (let i = from; i < walk.length && fetched.length <= request.limit; i++) {
@@ -79,12 +87,11 @@ export async function fetchSegments<O>(
       if (anchored) {
         // Whether rows lie at or behind the anchor (is there a page on the other side?) is asked in the same
         // statement: an uncorrelated EXISTS the database evaluates once.
-        const atOrBehind = query.where((eb) => beyond(eb, keys, anchor, opposite, true));
-        q = q.where((eb) => beyond(eb, keys, anchor, direction)).select((eb) => eb.exists(probe(atOrBehind)).as(BEHIND));
+        q = q.where((eb) => beyond(eb, keys, anchor, direction, inclusive)).select((eb) => eb.exists(probe(behindAnchor(query, keys, anchor, opposite))).as(BEHIND));
       }
       return ordered(q, keys, backwards).limit(rowLimit(limit));
     };
-    const rows: Record<string, unknown>[] = await run(`rows ${i} ${anchored} ${limit}`, build);
+    const rows: Record<string, unknown>[] = await run(`rows ${i} ${anchored} ${anchored && inclusive} ${limit}`, build);
     if (anchor && i === from && rows.length > 0) {
       behind = Number(rows[0]![BEHIND]) === 1;
       // The flag is the last column selected: removing it gives the rows back their plain shape.
@@ -98,16 +105,27 @@ export async function fetchSegments<O>(
 
   const start = rows.length > 0 ? positionOf(rows[0]!) : undefined;
   const end = rows.length > 0 ? positionOf(rows[rows.length - 1]!) : undefined;
-  // Without an anchor the page starts the list; an empty page has no edge to page back from.
+  // Without an anchor the page starts the list.
   let otherSide = false;
-  if (anchor && rows.length > 0) {
-    // The anchor's segment had no rows beyond it: all of its rows, if any, are behind.
-    behind ??= await exists(walk, from, run);
+  if (anchor) {
+    if (rows.length > 0) {
+      // The anchor's segment had no rows beyond it: all of its rows, if any, are behind.
+      behind ??= await exists(walk, from, run);
+    } else {
+      // An empty page (its rows deleted since the cursor was made) still leads back to those behind it.
+      const probed = () => probe(behindAnchor(walk[from]!.query, walk[from]!.keys, anchor, opposite));
+      behind = (await run(`behind ${from} ${inclusive}`, probed)).length > 0;
+    }
     otherSide = behind;
     for (let i = 0; i < from && !otherSide; i++) otherSide = await exists(walk, i, run);
   }
   const page = backwards ? { rows, hasPrev: more, hasNext: otherSide } : { rows, hasPrev: otherSide, hasNext: more };
-  return { ...page, start, end };
+  return emptyPageEdges({ ...page, start, end }, request);
+}
+
+/** The rows of `query` on the other side of the page's anchor: the anchor's own row too, unless the page holds it. */
+function behindAnchor<O>(query: AnyQuery<O>, keys: OrderKey[], anchor: Position, opposite: Direction): AnyQuery<O> {
+  return query.where((eb) => beyond(eb, keys, anchor, opposite, anchor.inclusive !== true));
 }
 
 const BEHIND = 'behind_anchor';
