@@ -40,11 +40,12 @@ export function countRoundTrips(): RoundTrips {
 
 /**
  * The webhook subscriptions are remembered only once the store's LISTEN connection is up (until then each
- * create looks them up): waits for it, as a warm server has, by writing until a create takes two round trips.
+ * create looks them up): waits for it, as a warm server has, by writing until `create` takes the round trips it
+ * takes warm (one for an item create, two for an upsert's: its match, then its writes).
  */
-export async function untilSubscriptionsRemembered(trips: RoundTrips, create: () => Promise<unknown>): Promise<void> {
+export async function untilSubscriptionsRemembered(trips: RoundTrips, create: () => Promise<unknown>, warm = 1): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    if ((await trips.count(create)) <= 2) return;
+    if ((await trips.count(create)) <= warm) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -79,7 +79,7 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
         await upsertItem(s.store, principal, 'deals', { identifiers: code(data), values: name(data) }, REPLACE);
         await updateItem(s.store, principal, 'deals', item.id, { values: name(`${data}!`) }, REPLACE);
       }
-      await untilSubscriptionsRemembered(counted.trips, () => upsertItem(s.store, principal, 'deals', { identifiers: code(`listen-${Math.random()}`) }, REPLACE));
+      await untilSubscriptionsRemembered(counted.trips, () => upsertItem(s.store, principal, 'deals', { identifiers: code(`listen-${Math.random()}`) }, REPLACE), 2);
     });
     after(() => counted?.close());
     const count = (write: () => Promise<unknown>) => counted.trips.count(write);

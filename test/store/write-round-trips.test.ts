@@ -1,4 +1,5 @@
-// Round trips of writes beyond items on PostgreSQL (items': upsert-early-match.test.ts). A call upsert holds
+// Round trips of writes on PostgreSQL (upserts': upsert-early-match.test.ts). An item create sends its writes
+// with a guard of the schema tag it saw last (sql-store.ts lockSchema): one round trip. A call upsert holds
 // the schema lock shared, so the organization's schema tag travels with the call's lookup; the participants'
 // phones are matched in one statement; a new participant's links are only inserted and an update's link
 // deletes and row update are not waited for (store/sql/statement-marks.ts), so they all travel with COMMIT. A program
@@ -53,6 +54,11 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
       await untilSubscriptionsRemembered(counted.trips, () => createItem(s.store, principal, 'people', { values: { name: { type: 'value/text/single_line', data: `Listen ${n++}` } } }));
     });
     after(() => counted?.close());
+
+    it('creates an item in one: the guard of the schema tag it saw last travels with the writes and commit', async () => {
+      const create = () => createItem(s.store, principal, 'people', { values: { name: { type: 'value/text/single_line', data: 'One trip' } } });
+      assert.equal(await counted.trips.count(create), 1);
+    });
 
     it('logs a new call in four: the schema and lookup; the phones; the matched people; the writes and commit', async () => {
       assert.equal(await counted.trips.count(() => upsertCall(s.store, principal, call('n-1', '+14155550100'))), 4);

@@ -25,6 +25,7 @@ import * as organizationReferences from './0021-organization-references.ts';
 import * as fieldsByType from './0022-fields-by-type.ts';
 import * as webhookPendingIndexes from './0023-webhook-pending-indexes.ts';
 import * as webhookDeliveryByEndpoint from './0024-webhook-delivery-by-endpoint.ts';
+import * as schemaGuard from './0025-schema-guard.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0022-fields-by-type': fieldsByType,
   '0023-webhook-pending-indexes': webhookPendingIndexes,
   '0024-webhook-delivery-by-endpoint': webhookDeliveryByEndpoint,
+  '0025-schema-guard': schemaGuard,
 };
 
 /**

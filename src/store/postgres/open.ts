@@ -129,10 +129,13 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
       else await sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(${keys}::text[]) as k`.execute(trx);
     },
     readAhead,
+    // tycho_schema_is: migration 0025.
+    guardSchema: (trx, orgId, tag) => readAhead(trx, trx.selectNoFrom(sql<boolean>`tycho_schema_is(${orgId}, ${tag})`.as('ok'))),
     classify: (error) => {
       const code = (error as { code?: unknown })?.code;
       if (code === '40001' || code === '40P01') return 'retry';
       if (code === '23505') return 'conflict';
+      if (code === 'TY001') return 'stale-schema';
       return undefined;
     },
     changeToken: async (topic) => changes.token(topic),

@@ -73,11 +73,19 @@ export interface Engine {
    */
   readAhead?<R>(db: Kysely<Database>, query: Compilable<R>): Promise<Later<R[]>>;
   /**
+   * Inside a transaction, under the shared schema lock: sends a statement that fails the transaction unless
+   * the organization's schema tag is `tag` (its failure classifies as `stale-schema`), without waiting for it.
+   * Where tags are read on every write (not exact change tokens), this lets a write go on with the schema
+   * this process saw last instead of waiting a round trip for the tag. Absent where that wait costs nothing.
+   */
+  guardSchema?(db: Kysely<Database>, orgId: string, tag: string): Promise<Later<unknown>>;
+  /**
    * What a driver error means, read from its code: `retry` — the database aborted the transaction to break a
    * deadlock, a serialization conflict or a busy lock, and running it again may succeed; `conflict` — a unique
-   * constraint refused the write; undefined — anything else.
+   * constraint refused the write; `stale-schema` — a `guardSchema` statement found another tag; undefined —
+   * anything else.
    */
-  classify(error: unknown): 'retry' | 'conflict' | undefined;
+  classify(error: unknown): 'retry' | 'conflict' | 'stale-schema' | undefined;
   /**
    * A token that changes whenever `topic` may have changed, in this process or in another one sharing the
    * database; undefined while the engine cannot tell (then nothing about the topic may be cached).
@@ -185,6 +193,8 @@ type RepoName = { [K in keyof Store]: Store[K] extends (...args: never[]) => unk
 export class SqlStore implements Store {
   /** Schema tags read under a shared schema lock in this transaction, by organization (perhaps still on their way). */
   private readonly heldSchemaTags = new Map<string, Later<string | undefined>>();
+  /** The guards of the tags this transaction guessed (lockSchema), by organization. */
+  private readonly schemaGuards: { orgId: string; guard: Later<unknown> }[] = [];
   /** Whether this transaction wrote outbox rows due at once (the worker is woken when it commits). */
   private wroteOutbox = false;
   /** Whether it sent no notice of them to other processes, and owes one after its commit. */
@@ -215,6 +225,8 @@ export class SqlStore implements Store {
     private readonly schemaCache = new SchemaCache(engine),
     private readonly subscriptions: SubscriptionCache = subscriptionCache(engine),
     private readonly outbox = new OutboxSignal(engine),
+    /** In a transaction: whether a shared schema lock may go on with the tag this process saw last (lockSchema). */
+    private readonly guessSchema = false,
   ) {}
 
   get organizations() {
@@ -351,11 +363,12 @@ export class SqlStore implements Store {
 
   async transaction<T>(fn: (tx: Store) => Promise<T>, schemaOf?: string): Promise<T> {
     if (this.inTransaction) return fn(this);
+    let guess = this.engine.guardSchema !== undefined;
     for (let attempt = 1; ; attempt++) {
+      let tx: SqlStore | undefined;
       try {
-        let tx: SqlStore | undefined;
         const result = await this.db.transaction().execute(async (trx: Transaction<Database>) => {
-          tx = new SqlStore(trx, this.engine, true, this.schemaCache, this.subscriptions, this.outbox);
+          tx = new SqlStore(trx, this.engine, true, this.schemaCache, this.subscriptions, this.outbox, guess);
           if (schemaOf !== undefined) await tx.lockSchema(schemaOf, 'exclusive');
           return fn(tx);
         });
@@ -363,6 +376,14 @@ export class SqlStore implements Store {
         if (tx?.noticeOwed) this.outbox.owe(() => this.engine.announce(this.db, 'webhook_deliveries'));
         return result;
       } catch (error) {
+        // Whatever failed it (a value the guessed schema refused, the guard itself at the next statement waited
+        // for, or COMMIT), a transaction that went on with a schema that had moved runs again on the current one.
+        const stale = guess && tx ? await tx.staleGuesses() : [];
+        if (stale.length > 0) {
+          for (const orgId of stale) this.schemaCache.forgetTag(orgId);
+          guess = false;
+          continue;
+        }
         const meaning = this.engine.classify(error);
         if (meaning === 'retry' && attempt < TRANSACTION_ATTEMPTS) {
           // A short random pause, so the transactions that collided do not collide again in step.
@@ -394,7 +415,31 @@ export class SqlStore implements Store {
     // schema this process saw last (`recentSchema`); on SQLite, whose writers exclude each other, a tag
     // remembered under an unmoved token serves.
     await this.engine.lock(this.db, [orgId], 'shared');
-    this.heldSchemaTags.set(orgId, await this.schemaCache.heldTag(this.db, orgId, this.engine.readAhead));
+    const guessed = this.guessSchema && this.engine.guardSchema ? this.schemaCache.lastTag(orgId) : undefined;
+    if (guessed === undefined) {
+      this.heldSchemaTags.set(orgId, await this.schemaCache.heldTag(this.db, orgId, this.engine.readAhead));
+      return;
+    }
+    // Where the tag would be waited for (PostgreSQL), the write goes on with the tag this process saw last, and
+    // a guard sent in its place fails the transaction if the tag has moved since: a create is then one round
+    // trip instead of two. `transaction` runs a transaction whose guess was wrong again, reading the tag.
+    this.schemaGuards.push({ orgId, guard: await this.engine.guardSchema!(this.db, orgId, guessed) });
+    this.heldSchemaTags.set(orgId, { answer: async () => guessed });
+  }
+
+  /** After this transaction failed: the organizations whose guessed schema tag (lockSchema) had moved. */
+  private async staleGuesses(): Promise<string[]> {
+    // Settled by now: the rollback waited for every statement sent. Asked only after a failure, since asking
+    // for an answer sends the statements still held.
+    const verdicts = await Promise.all(
+      this.schemaGuards.map(({ orgId, guard }) =>
+        guard.answer().then(
+          () => undefined,
+          (error: unknown) => (this.engine.classify(error) === 'stale-schema' ? orgId : undefined),
+        ),
+      ),
+    );
+    return verdicts.filter((orgId): orgId is string => orgId !== undefined);
   }
 
   async loadSchema(orgId: string, collectionKey: string): Promise<SchemaParts | undefined> {
