@@ -9,10 +9,19 @@ import { AppError, invalidAt } from '../domain/errors.ts';
 import type { ContentSink, ReceivedContent, Upload } from '../domain/files.ts';
 import { findBadText } from './plugins/text-guard.ts';
 
-/** Part counts a multipart upload may have (the file size limit is TYCHO_UPLOAD_LIMIT). */
-export const MULTIPART_LIMITS = { files: 2, fields: 100, parts: 110 } as const;
-/** Busboy's default: longer text fields are truncated, which readUpload refuses. */
-const FIELD_SIZE_LIMIT = 1024 * 1024;
+/**
+ * Longest text field: a name, a file id, associations as JSON. Busboy truncates longer ones, which readUpload
+ * refuses; its default (1 MB) let one upload of 100 fields hold 100 MB in memory.
+ */
+const FIELD_SIZE_LIMIT = 64 * 1024;
+/** Part counts and text sizes a multipart upload may have (the file size limit is TYCHO_UPLOAD_LIMIT). */
+export const MULTIPART_LIMITS = { files: 2, fields: 100, parts: 110, fieldSize: FIELD_SIZE_LIMIT } as const;
+
+/** A media type as a Content-Type header states it, without parameters (RFC 9110 §8.3.1: token "/" token). */
+const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Whether `value` is a media type that can be sent back as a Content-Type header. */
+export const isMediaType = (value: string): boolean => MEDIA_TYPE.test(value);
 /**
  * Busboy stalls for good when a part it skips (one without Content-Disposition) arrives in one chunk larger
  * than a part's buffer: the skipped part is not read yet when the chunk is pushed into it, and the parser
@@ -96,6 +105,10 @@ function limited(stream: Readable & { truncated?: boolean }): Readable {
 function refuseBadText(file: File | undefined, fields: Record<string, string[]>): void {
   const inFile = file && findBadText([file.filename, file.contentType]);
   if (inFile) throw invalidAt('/file', `the file part's filename and Content-Type ${inFile.problem}`);
+  // Kept and served back as the download's Content-Type: it must be one a header can carry.
+  if (file && !isMediaType(file.contentType)) {
+    throw invalidAt('/file', `the file part's Content-Type must be a media type such as "text/plain" or "application/pdf"; got ${JSON.stringify(file.contentType)}`);
+  }
   const inFields = findBadText(fields);
   if (inFields !== undefined) {
     const name = inFields.path[0]!;

@@ -48,12 +48,12 @@ const CASES: Case[] = [
   { label: 'a body that never uses the declared boundary', contentType: 'multipart/form-data; boundary=SomethingElse', payload: complete, status: 400, code: 'invalid_body', detail: /malformed/ },
   { label: 'bytes that are not multipart at all', contentType: MULTIPART, payload: 'just some text', status: 400, code: 'invalid_body', detail: /malformed/ },
   {
-    label: 'a text field over 1 MiB (was: silently truncated)',
+    label: 'a text field over 64 KiB (was: silently truncated; up to 1 MiB was held in memory per field)',
     contentType: MULTIPART,
-    payload: `${field('name', 'n'.repeat(1024 * 1024 + 1))}${complete.toString('latin1')}`,
+    payload: `${field('name', 'n'.repeat(64 * 1024 + 1))}${complete.toString('latin1')}`,
     status: 413,
     code: 'payload_too_large',
-    detail: /form field "name" is longer than 1048576 bytes/,
+    detail: /form field "name" is longer than 65536 bytes/,
   },
   {
     label: 'two "file" parts (was: the last one kept)',
@@ -103,6 +103,14 @@ const CASES: Case[] = [
     code: 'validation_failed',
     detail: /needs a "file" part/,
   },
+  ...['text/plain\u0001', 'text/plain\u007f', 'text/\u00e9', 'plain'].map((type): Case => ({
+    label: `a file part typed ${JSON.stringify(type)} (was: accepted, then every download a 500)`,
+    contentType: MULTIPART,
+    payload: Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: ${type}\r\n\r\nhi\r\n--${BOUNDARY}--\r\n`, 'latin1'),
+    status: 422,
+    code: 'validation_failed',
+    detail: /Content-Type must be a media type such as "text\/plain"/,
+  })),
   {
     label: 'a reserved field name',
     contentType: MULTIPART,

@@ -8,6 +8,7 @@ import { AppError } from '../../domain/errors.ts';
 import { DOWNLOAD_PATH, downloadUrl, findDownload, type Downloadable } from '../../domain/downloads.ts';
 import { clockFor } from '../../domain/org-clock.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { isMediaType } from '../uploads.ts';
 import { doc, EXTENSIONS_TAG } from '../schemas/common.ts';
 
 const docs = {
@@ -33,7 +34,8 @@ export const downloadRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       const download = await findDownload(store, blobs, org, id);
       if (!download) throw new AppError('not_found');
       return reply
-        .type(download.contentType)
+        // Uploads are refused without a valid media type; one stored before that rule is served as bytes.
+        .type(isMediaType(download.contentType) ? download.contentType : 'application/octet-stream')
         .header('content-length', download.size)
         .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(download.filename)}`)
         .send(download.stream);
