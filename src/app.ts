@@ -128,6 +128,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: answerClientError,
     schemaController: { compilersFactory: { buildSerializer: serializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Node reads at most 2,000 header lines and drops the rest silently (an Authorization or Idempotency-Key past
+  // them was lost); the 16 KiB header limit already bounds them, and a larger block is a 431.
+  app.server.maxHeadersCount = 0;
 
   answerUnservedRequests(app.server);
   app.setValidatorCompiler(schemaCompilers());

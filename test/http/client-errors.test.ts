@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { TEST_KEY, createHarness, type Harness } from '../helpers/harness.ts';
+import { BOUNDARY, multipartBody } from '../helpers/multipart.ts';
 
 /** Only a guard against a hung exchange; no test asserts on time. */
 const GUARD_MS = 10_000;
@@ -187,6 +188,59 @@ describe('transport-level errors (real sockets)', () => {
     assert.equal(error.code, 'not_implemented');
     assert.match(error.detail!, /gzip/);
     assert.equal((await server.h.get('/v0/collections?limit=100')).body.data.length, 4, 'nothing was created');
+  });
+
+  for (const [label, hostLines, detail] of [
+    ['two Host lines', 'Host: evil.example\r\nHost: tycho.test\r\n', /more than one Host/],
+    ['a Host that is not a host', 'Host: a b\r\n', /is not a host name/],
+    ['a Host with a path and query', 'Host: evil.example/x?y=\r\n', /is not a host name/],
+  ] as const) {
+    it(`${label} answers 400 in the errors envelope and closes (was: 200, links in the answer made from it)`, async () => {
+      const result = await exchange(server.port, [`GET /v0/files HTTP/1.1\r\n${hostLines}Authorization: Bearer ${TEST_KEY}\r\n\r\n`]);
+      const [answer] = answersIn(result.bytes, ['GET']);
+      const error = assertClosingEnvelope(answer!, 400, 'Bad Request');
+      assert.equal(error.code, 'bad_request');
+      assert.match(error.detail!, detail);
+    });
+  }
+
+  it('Transfer-Encoding in HTTP/1.0, or empty beside Content-Length, answers 400 and closes, nothing written (was: 201)', async () => {
+    for (const request of [
+      `POST /v0/collections HTTP/1.0\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nc\r\n{"name":"Y"}\r\n0\r\n\r\n`,
+      `POST /v0/collections HTTP/1.1\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: \r\nContent-Length: 12\r\n\r\n{"name":"Y"}`,
+    ]) {
+      const result = await exchange(server.port, [request]);
+      const [answer] = answersIn(result.bytes, ['POST']);
+      assert.match(assertClosingEnvelope(answer!, 400, 'Bad Request').detail!, /framing is faulty/);
+    }
+    assert.equal((await server.h.get('/v0/collections?limit=100')).body.data.length, 4, 'nothing was created');
+  });
+
+  it('the asterisk form answers 400 but for OPTIONS (was: GET * answered with the root document)', async () => {
+    const result = await exchange(server.port, [`GET * HTTP/1.1\r\n${HOST}\r\n`]);
+    const [answer] = answersIn(result.bytes, ['GET']);
+    assert.match(assertClosingEnvelope(answer!, 400, 'Bad Request').detail!, /for OPTIONS only/);
+  });
+
+  it('links in answers point where the client addressed: the absolute form over Host, the server itself for HTTP/1.0 without Host (was: http:///…)', async () => {
+    const upload = await server.h.request('POST', '/v0/files', { payload: multipartBody([{ name: 'file', filename: 'a.txt', content: 'hi' }]), headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } });
+    assert.equal(upload.status, 201, upload.text);
+    const downloadUrl = async (request: string) => {
+      const [answer] = answersIn((await exchange(server.port, [request])).bytes, ['GET']);
+      assert.equal(answer!.status, 200, answer!.body.toString());
+      return JSON.parse(answer!.body.toString()).data[0].download_url as string;
+    };
+    const auth = `Authorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n`;
+    assert.match(await downloadUrl(`GET http://files.example:8443/v0/files HTTP/1.1\r\nHost: evil.example\r\n${auth}\r\n`), /^http:\/\/files\.example:8443\/tycho\/downloads\//);
+    assert.ok((await downloadUrl(`GET /v0/files HTTP/1.0\r\n${auth}\r\n`)).startsWith(`http://127.0.0.1:${server.port}/tycho/downloads/`));
+    assert.match(await downloadUrl(`GET /v0/files HTTP/1.1\r\nHost: files.example\r\n${auth}\r\n`), /^http:\/\/files\.example\/tycho\/downloads\//);
+  });
+
+  it('headers past the 2,000th are read (was: dropped silently, an Authorization or Idempotency-Key among them)', async () => {
+    // 2,100 short lines: 10.5 KB, within the 16 KiB of headers Node reads.
+    const filler = 'X:1\r\n'.repeat(2100);
+    const result = await exchange(server.port, [`GET /v0/collections HTTP/1.1\r\n${HOST}${filler}Authorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`]);
+    assert.equal(answersIn(result.bytes, ['GET'])[0]!.status, 200);
   });
 
   it('CONNECT answers 400 in the errors envelope and closes (was: the connection dropped unanswered)', async () => {

@@ -2,7 +2,7 @@
 // echoed on every response, and strict JSON body parsing.
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
@@ -20,11 +20,13 @@ export function registerRequestContext(app: FastifyInstance): void {
     reply.header('x-request-id', request.id);
   });
 
-  // Requests refused before anything else runs, in one synchronous hook (it runs on every request): HTTP/1.1
-  // without Host (RFC 9112 §3.2); a transfer coding Node does not undo (it undoes `chunked` only, so a body sent
-  // `gzip, chunked` would be read as its compressed bytes); a query string over the parameters read.
+  // Requests refused before anything else runs, in one synchronous hook (it runs on every request): a Host
+  // missing from HTTP/1.1, repeated or not a host (RFC 9112 §3.2: links in answers are made from it); a transfer
+  // coding Node does not undo (it undoes `chunked` only, so a body sent `gzip, chunked` would be read as its
+  // compressed bytes), or any in HTTP/1.0; the asterisk form but for OPTIONS; a query string over the
+  // parameters read.
   app.addHook('onRequest', (request, reply, done) => {
-    const framing = framingError(request.raw.httpVersion, request.headers.host, request.headers['transfer-encoding']);
+    const framing = framingError(request.raw);
     if (framing) reply.header('connection', 'close');
     done(framing ?? queryLimitError(request.query));
   });
@@ -68,14 +70,52 @@ export function registerRequestContext(app: FastifyInstance): void {
   });
 }
 
-function framingError(httpVersion: string, host: string | undefined, transferEncoding: string | undefined): AppError | undefined {
-  if (host === undefined && httpVersion === '1.1') {
-    return new AppError('bad_request', 'an HTTP/1.1 request needs a Host header naming the server, such as "Host: 127.0.0.1:8080"');
+/** A URI authority's host and port (RFC 3986 §3.2): a name or IPv4 address, or an IPv6 address in brackets. */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::\d{1,5})?$/;
+const HOST_SHAPE = 'send one Host header naming the server, such as "Host: 127.0.0.1:8080"';
+
+/** How many header lines are Host (names and values alternate in `rawHeaders`). */
+function hostLines(rawHeaders: string[]): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 4 && rawHeaders[i]!.toLowerCase() === 'host') n++;
+  return n;
+}
+
+function framingError(raw: IncomingMessage): AppError | undefined {
+  const host = raw.headers.host;
+  if (host === undefined) {
+    return raw.httpVersion === '1.1' ? new AppError('bad_request', `an HTTP/1.1 request needs a Host header; ${HOST_SHAPE}`) : undefined;
   }
+  // Node keeps the first of several Host lines and drops the others silently.
+  if (hostLines(raw.rawHeaders) > 1) {
+    return new AppError('bad_request', `the request has more than one Host header; ${HOST_SHAPE}`);
+  }
+  if (host !== '' && !HOST.test(host)) return new AppError('bad_request', `Host ${JSON.stringify(host)} is not a host name or address with an optional port; ${HOST_SHAPE}`);
+  if (raw.url === '*' && raw.method !== 'OPTIONS') return new AppError('bad_request', `the request target "*" is for OPTIONS only; send ${raw.method} with a path such as /v0/collections`);
+  const transferEncoding = raw.headers['transfer-encoding'];
   if (transferEncoding === undefined) return undefined;
+  if (raw.httpVersion === '1.0' || transferEncoding.trim() === '') {
+    // RFC 9112 §6.1: HTTP/1.0 has no transfer codings; such a body's framing cannot be trusted.
+    return new AppError('bad_request', 'the body\'s framing is faulty: send Transfer-Encoding: chunked only with HTTP/1.1, or the body with Content-Length');
+  }
   const unknown = transferEncoding.split(',').map((c) => c.trim().toLowerCase()).find((c) => c !== 'chunked' && c !== 'identity' && c !== '');
   if (unknown === undefined) return undefined;
   return new AppError('not_implemented', `Transfer-Encoding "${unknown}" is not supported: send the body as it is, with Content-Length or Transfer-Encoding: chunked`);
+}
+
+/**
+ * Where links in an answer point (download URLs, form pages): the origin the client addressed — the target's
+ * own authority in the absolute form (RFC 9112 §3.2.2), else the Host header — or, without either (HTTP/1.0),
+ * the address the request arrived at.
+ */
+export function originOf(request: FastifyRequest): string {
+  const target = request.raw.url ?? '';
+  if (/^https?:\/\//i.test(target)) return new URL(target).origin;
+  const host = request.headers.host;
+  if (host) return `${request.protocol}://${host}`;
+  const { localAddress, localPort } = request.raw.socket;
+  const address = localAddress?.includes(':') ? `[${localAddress}]` : localAddress;
+  return `${request.protocol}://${address}:${localPort}`;
 }
 
 /** Deeper than any request the API takes (a filter of 32 and/or levels nests 66 deep); refused before parsing. */

@@ -9,6 +9,7 @@ import { DOWNLOAD_PATH, downloadUrl, findDownload, type Downloadable } from '../
 import { clockFor } from '../../domain/org-clock.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { isMediaType } from '../uploads.ts';
+import { originOf } from '../plugins/request-context.ts';
 import { doc, EXTENSIONS_TAG } from '../schemas/common.ts';
 
 const docs = {
@@ -46,7 +47,7 @@ export const downloadRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
 /** Renders rows that carry a download URL, the URLs made first (a bucket pre-signs them asynchronously). */
 export function withDownloadUrls(request: FastifyRequest, { blobs, downloads, clock }: RouteDeps) {
   return async <T extends Downloadable, W>(rows: T[], render: (row: T, url: string) => W): Promise<W[]> => {
-    const base = `${request.protocol}://${request.host}`;
+    const base = originOf(request);
     const now = clock();
     return Promise.all(rows.map(async (row) => render(row, await downloadUrl(blobs, downloads, base, row, now))));
   };

@@ -6,12 +6,13 @@ import { createForm, deleteForm, getForm, listForms, updateForm, type FormView }
 import { errorResponses, ListOf, NoContent, PageQuery } from '../schemas/common.ts';
 import { CreateFormBody, FormWire, renderForm, UpdateFormBody } from '../schemas/forms.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { originOf } from '../plugins/request-context.ts';
 
 const Params = Type.Object({ id: Type.String() });
 const TAGS = ['Forms'];
 
 /** The absolute URL of a form's public page on this server. */
-export const formPageUrl = (request: FastifyRequest, formId: string): string => `${request.protocol}://${request.host}/tycho/forms/${formId}`;
+export const formPageUrl = (request: FastifyRequest, formId: string): string => `${originOf(request)}/tycho/forms/${formId}`;
 
 export const formRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {
   const render = (req: FastifyRequest) => (view: FormView) => renderForm(view, formPageUrl(req, view.form.id));
