@@ -7,6 +7,7 @@ import type { ChoiceOption, FieldType } from './fields.ts';
 import type { Store } from './ports/store.ts';
 import type { StepInput } from './funnels.ts';
 import { longerThan } from './characters.ts';
+import { checkListSize } from './list-limits.ts';
 
 export interface OptionInput {
   id?: string;
@@ -108,6 +109,7 @@ export function buildOptions(
   if (!entries || (entries.length === 0 && !allowEmpty)) {
     throw invalidAt(pointer, `${pointer.slice(1)} must list at least one entry, e.g. [{"name": "High", "color": "red"}]`);
   }
+  checkListSize(pointer, entries.length);
   const names = new Set<string>();
   const ids = new Set<string>();
   return entries.map(({ input, at }) => {

@@ -6,6 +6,7 @@ import type { Page, PageRequest } from './pagination.ts';
 import { removeFunnelSteps } from './value-cleanup.ts';
 import type { Store } from './ports/store.ts';
 import { longerThan } from './characters.ts';
+import { checkListSize } from './list-limits.ts';
 
 export const STEP_TYPES = ['active', 'success', 'failure'] as const;
 export type StepType = (typeof STEP_TYPES)[number];
@@ -40,6 +41,7 @@ const DEFAULT_STEP_COLORS: Record<StepType, string> = { active: 'blue', success:
  * the others are new; steps not mentioned are dropped. `pointer` locates the array in the body.
  */
 export function buildSteps(inputs: StepInput[], pointer: string, current: FunnelStep[] = []): FunnelStep[] {
+  checkListSize(pointer, inputs.length);
   const seen = new Set<string>();
   return inputs.map((input, i) => {
     const name = input.name.trim();
