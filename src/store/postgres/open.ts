@@ -144,7 +144,9 @@ export async function openPostgres(url: string, poolSize: number): Promise<Store
     guardSchema: (trx, orgId, tag) => readAhead(trx, guardStatement(orgId, tag)),
     classify: (error) => {
       const code = (error as { code?: unknown })?.code;
-      if (code === '40001' || code === '40P01') return 'retry';
+      // 23503: a row this write refers to was deleted by a transaction that committed while the statement ran
+      // (snapshots are per statement); run again, the write sees it gone and answers for that.
+      if (code === '40001' || code === '40P01' || code === '23503') return 'retry';
       if (code === '23505') return 'conflict';
       if (code === 'TY001') return 'stale-schema';
       return undefined;
