@@ -12,6 +12,8 @@ import { executeUnread } from './statement-marks.ts';
 
 /** What an item is read with to be changed: everything but its wire form, which a write renders afresh. */
 const ITEM_COLUMNS = ['id', 'org_id', 'collection_id', 'doc', 'created_at', 'updated_at'] as const;
+/** Runs of an upsert's match while writers it waited for keep changing which items hold its keys. */
+const MATCH_ATTEMPTS = 3;
 type ItemRow = Pick<Selectable<ItemsTable>, (typeof ITEM_COLUMNS)[number]>;
 
 export const toItem = (row: ItemRow): Item => ({
@@ -99,7 +101,7 @@ export async function serveOneTagged(
   return { schemaTag: row.schema_tag, served: row.id === null ? undefined : servedRow(row, orgId, collectionId) };
 }
 
-export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' | 'writableCtes'>): ItemRepo {
+export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' | 'writableCtes' | 'readAhead'>): ItemRepo {
   /**
    * Writes the item's row with `head` (built over `binder`'s slots), and index rows with `rows`: the first batch
    * in the same statement where the engine can. `key` names the head's shape.
@@ -259,16 +261,25 @@ export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' |
       const bound = keys.map(({ fieldId, key }) => ({ fieldId: bind(fieldId), key: { text: key.text === null ? null : bind(key.text), num: key.num === null ? null : bind(key.num) } }));
       const owner = bind(orgId);
       const mode = locking(lock);
-      const shape = `items.withKeys ${mode} ${keys.map(({ key }) => `${key.text === null ? '-' : 't'}${key.num === null ? '-' : 'n'}`).join(',')}`;
-      const statement = shapes.statement(shape, values, () => {
-        const holders = db
-          .selectFrom('item_values as v')
-          .select('v.item_id')
-          .where((eb) => eb.or(bound.map(({ fieldId, key }) => holdsKey(eb, fieldId, key))));
-        const read = db.selectFrom('items').select(ITEM_COLUMNS).where('org_id', '=', owner).where('id', 'in', holders).orderBy('id');
+      const shape = `items.withKeys ${keys.map(({ key }) => `${key.text === null ? '-' : 't'}${key.num === null ? '-' : 'n'}`).join(',')}`;
+      const holders = () => db.selectFrom('item_values as v').select('v.item_id').where((eb) => eb.or(bound.map(({ fieldId, key }) => holdsKey(eb, fieldId, key))));
+      const holding = () => db.selectFrom('items').select('id').where('org_id', '=', owner).where('id', 'in', holders());
+      const statement = shapes.statement(`${shape} ${mode}`, values, () => {
+        const read = db.selectFrom('items').select(ITEM_COLUMNS).where('org_id', '=', owner).where('id', 'in', holders()).orderBy('id');
         return mode === undefined ? read : mode === 'shared' ? read.forKeyShare() : read.forUpdate();
       });
-      return (await db.executeQuery(statement)).rows.map(toItem);
+      if (mode !== 'exclusive' || !engine.readAhead) return (await db.executeQuery(statement)).rows.map(toItem);
+      // The items are chosen by the statement's snapshot, taken before it waited for their locks: a writer it
+      // waited for may have taken a key from one (a PATCH) or given it to another (a merge), and the rows come
+      // back locked all the same. The holders are read again by a statement sent right behind it (the same
+      // round trip), whose snapshot is taken after that wait; where they differ, the match runs again.
+      for (let attempt = 1; ; attempt++) {
+        const locked = await engine.readAhead(db, { compile: () => statement });
+        const after = await engine.readAhead(db, { compile: () => shapes.statement(`${shape} holders`, values, holding) });
+        const rows = (await locked.answer()).map((r) => toItem(r as Selectable<ItemsTable>));
+        const now = new Set((await after.answer()).map((r) => (r as { id: string }).id));
+        if ((now.size === rows.length && rows.every((r) => now.has(r.id))) || attempt === MATCH_ATTEMPTS) return rows;
+      }
     },
     async countWithSeveralValues(orgId, fieldId) {
       const row = await countValueHolders(orgId, fieldId).where('v.position', '>', 0).executeTakeFirstOrThrow();
