@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Database } from '../../src/store/sql/schema.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
@@ -60,4 +60,14 @@ export async function openStoreWithRaw(engine: EngineName): Promise<RawStore> {
       await database.drop();
     },
   };
+}
+
+/** Resolves once a statement of this PostgreSQL database waits for a lock (a write queued behind another). */
+export async function untilWaitingOnLock(raw: Kysely<Database>): Promise<void> {
+  for (;;) {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock' and state = 'active'`.execute(raw);
+    if (rows[0]!.n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }

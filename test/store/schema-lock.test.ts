@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { openStoreWithRaw, type RawStore } from '../helpers/raw-store.ts';
+import { openStoreWithRaw, untilWaitingOnLock, type RawStore } from '../helpers/raw-store.ts';
 import { ENGINES } from '../helpers/harness.ts';
 import { ensureOrganization } from '../../src/domain/organizations.ts';
 import { createField, deleteField } from '../../src/domain/collection-fields.ts';
@@ -38,12 +38,7 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
       await created;
       const write = createItem(s.store, principal, 'deals', { values: { region: { type: 'value/text/single_line', data: 'EMEA' } } });
       // Wait until the write is queued on the schema lock, then let the change commit.
-      for (let waiting = 0; waiting === 0; ) {
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock' and state = 'active'`.execute(s.raw);
-        waiting = rows[0]!.n;
-        if (waiting === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      await untilWaitingOnLock(s.raw);
       release();
       await change;
       const { item, schema } = await write;

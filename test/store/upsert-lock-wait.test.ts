@@ -4,8 +4,7 @@
 // SQLite's writers take turns, so only PostgreSQL can wait inside the match.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
-import { openStoreWithRaw, type RawStore } from '../helpers/raw-store.ts';
+import { openStoreWithRaw, untilWaitingOnLock, type RawStore } from '../helpers/raw-store.ts';
 import { ENGINES } from '../helpers/harness.ts';
 import { ensureOrganization } from '../../src/domain/organizations.ts';
 import { createItem, updateItem, upsertItem } from '../../src/domain/item-writes.ts';
@@ -44,12 +43,7 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
       });
       await done;
       const upsert = upsertItem(s.store, principal, 'people', { identifiers: email(address), values: name('Upserted') }, REPLACE);
-      for (let waiting = 0; waiting === 0; ) {
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock' and state = 'active'`.execute(s.raw);
-        waiting = rows[0]!.n;
-        if (waiting === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      await untilWaitingOnLock(s.raw);
       release();
       await change;
       return upsert;
