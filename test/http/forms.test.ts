@@ -173,8 +173,15 @@ for (const engine of ENGINES) {
         assert.equal(res.status, 400, res.text);
         assert.match(errorOf(res).detail!, /__proto__/);
       }
+      // Text that is not UTF-8, percent-encoded or sent as bytes, is refused (was: stored as U+FFFD).
+      for (const payload of ['email=a%40acme.test&utm_term=bad%FF', 'email=a%40acme.test&utm_term=100%', Buffer.from('email=a%40acme.test&utm_term=bad\xff', 'latin1')]) {
+        const res = await encoded(payload as string);
+        assert.equal(res.status, 400, res.text);
+        assert.match(errorOf(res).detail!, /UTF-8/);
+      }
       assert.equal(await items(), before, 'nothing was created');
       assert.equal((await submitEncoded(h, form.id, { email: 'ok@acme.test' })).status, 201);
+      assert.equal((await encoded('email=ok2%40acme.test&utm_term=Z%C3%BCrich+Nord')).status, 201, 'UTF-8, percent-encoded, with + for spaces');
     });
 
     it('enforces business_email_required with the free and disposable provider lists', async () => {

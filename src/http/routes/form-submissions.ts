@@ -5,6 +5,7 @@
 // on to the redirect (303) when the form has one. Submissions are rate-limited per form and client address.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { isUtf8 } from 'node:buffer';
 import qs from 'qs';
 import { MAX_QUERY_PARAMETERS, namesPrototype, parameterBeyond } from '../query-string.ts';
 import { AppError } from '../../domain/errors.ts';
@@ -38,17 +39,33 @@ function input(field: Field): string {
   return `<input id="${name}" name="${name}" type="${type}"${type === 'number' ? ' step="any"' : ''}${required}>`;
 }
 
+/** A percent-encoded name or value, whose bytes must be UTF-8 (qs would keep `%FF` as it is, or decode it to U+FFFD). */
+function strictDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw new AppError('invalid_body', `the form field text ${JSON.stringify(text.slice(0, 100))} is not UTF-8 percent-encoded (a "%" must start %XX, and the bytes must be UTF-8)`);
+  }
+}
+
 export const formSubmissionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, clock }) => {
   const counter = memoryCounter();
   app.addHook('onClose', () => counter.close());
-  app.addContentTypeParser(URLENCODED, { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser(URLENCODED, { parseAs: 'buffer' }, (_request, body, done) => {
+    // Text that is not UTF-8, sent as bytes or percent-encoded, is refused as in JSON bodies: decoded, it would
+    // be stored as U+FFFD in place of what was sent.
+    if (!isUtf8(body as Buffer)) return done(new AppError('invalid_body', 'the form submission is not valid UTF-8; send its fields as UTF-8, percent-encoded') as never, undefined);
     // Every field sent reaches the submission's checks, which name what they refuse: none is dropped on the way
     // (past a limit, or named like a property of every object), as qs would by default.
-    const text = body as string;
+    const text = (body as Buffer).toString('utf8');
     const beyond = parameterBeyond(text, MAX_QUERY_PARAMETERS);
     if (beyond !== undefined) return done(new AppError('invalid_body', `a form submission holds at most ${MAX_QUERY_PARAMETERS} fields; "${beyond}" is one too many`) as never, undefined);
     if (namesPrototype(text)) return done(new AppError('invalid_body', 'a form field named "__proto__" is not accepted; rename it') as never, undefined);
-    done(null, qs.parse(text, { depth: 1, arrayLimit: 100, parameterLimit: MAX_QUERY_PARAMETERS, plainObjects: true, allowPrototypes: true }));
+    try {
+      done(null, qs.parse(text, { depth: 1, arrayLimit: 100, parameterLimit: MAX_QUERY_PARAMETERS, plainObjects: true, allowPrototypes: true, decoder: strictDecode }));
+    } catch (error) {
+      done(error as never, undefined);
+    }
   });
 
   app.get(
