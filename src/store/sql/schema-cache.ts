@@ -79,8 +79,6 @@ export class SchemaCache {
       tag.catch(() => {});
       return { answer: () => tag };
     }
-    const last = process.env.EXPERIMENT_NO_TAG ? [...this.entries].reverse().find(([k]) => k.startsWith(orgId + '/'))?.[1].tag : undefined;
-    if (last !== undefined) return { answer: async () => last };
     const later = await readAhead(db, tagQuery(db, orgId));
     return { answer: async () => (await later.answer())[0]?.schema_tag };
   }

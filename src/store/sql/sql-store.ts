@@ -82,9 +82,8 @@ export interface Engine {
   /**
    * What a driver error means, read from its code: `retry` — the database aborted the transaction to break a
    * deadlock, a serialization conflict or a busy lock, or a row the write refers to was deleted concurrently,
-   * and running it again may succeed; `conflict` — a unique
-   * constraint refused the write; `stale-schema` — a `guardSchema` statement found another tag; undefined —
-   * anything else.
+   * and running it again may succeed; `conflict` — a unique constraint refused the write; `stale-schema` — a
+   * `guardSchema` statement found another tag; undefined — anything else.
    */
   classify(error: unknown): 'retry' | 'conflict' | 'stale-schema' | undefined;
   /**
