@@ -234,6 +234,9 @@ describe('transport-level errors (real sockets)', () => {
     assert.match(await downloadUrl(`GET http://files.example:8443/v0/files HTTP/1.1\r\nHost: evil.example\r\n${auth}\r\n`), /^http:\/\/files\.example:8443\/tycho\/downloads\//);
     assert.ok((await downloadUrl(`GET /v0/files HTTP/1.0\r\n${auth}\r\n`)).startsWith(`http://127.0.0.1:${server.port}/tycho/downloads/`));
     assert.match(await downloadUrl(`GET /v0/files HTTP/1.1\r\nHost: files.example\r\n${auth}\r\n`), /^http:\/\/files\.example\/tycho\/downloads\//);
+    // An absolute-form target the URL standard cannot parse is no server error.
+    const [odd] = answersIn((await exchange(server.port, [`GET http://[bad/v0/files HTTP/1.1\r\nHost: files.example\r\n${auth}\r\n`])).bytes, ['GET']);
+    assert.ok(odd!.status < 500, odd!.statusLine);
   });
 
   it('headers past the 2,000th are read (was: dropped silently, an Authorization or Idempotency-Key among them)', async () => {

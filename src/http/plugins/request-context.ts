@@ -110,7 +110,7 @@ function framingError(raw: IncomingMessage): AppError | undefined {
  */
 export function originOf(request: FastifyRequest): string {
   const target = request.raw.url ?? '';
-  if (/^https?:\/\//i.test(target)) return new URL(target).origin;
+  if (/^https?:\/\//i.test(target) && URL.canParse(target)) return new URL(target).origin;
   const host = request.headers.host;
   if (host) return `${request.protocol}://${host}`;
   const { localAddress, localPort } = request.raw.socket;
