@@ -1,14 +1,14 @@
 // Activities table and its per-constituent index. The feed of one entity walks the index by time.
-import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Activity, ActivityQuery } from '../../domain/activity.ts';
 import { emptyPageEdges, mapPage, type PageRequest } from '../../domain/pagination.ts';
 import type { ActivityRepo } from '../../domain/ports/store.ts';
-import type { ActivitiesTable, Database, WebhookDeliveriesTable } from './schema.ts';
+import type { ActivitiesTable, Database } from './schema.ts';
 import { fetchPage, fetchSegments, mapPosition, type OrderKey, type Runner } from './keyset.ts';
 import { writeTogether, type Write } from './write-together.ts';
 import { Binder, bindAll, shapesOf } from './shapes.ts';
 import type { Engine } from './sql-store.ts';
-import { deliveryRow } from './webhooks.ts';
+import { DELIVERY_COLUMNS, deliveryRow, forEnabledEndpoints } from './webhooks.ts';
 
 export const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
   id: r.id,
@@ -17,23 +17,6 @@ export const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
   occurredAt: r.occurred_at,
   constituents: JSON.parse(r.constituents),
 });
-
-const DELIVERY_COLUMNS = ['id', 'org_id', 'endpoint_id', 'activity_id', 'status', 'attempts', 'next_attempt_at', 'last_attempt_at', 'resends'] as const;
-const INTEGER_COLUMNS = new Set<string>(['attempts', 'resends']);
-
-/**
- * The outbox rows of an activity, kept only where their endpoint still exists and is enabled when the
- * statement runs: which endpoints subscribe comes from a cache that another process's change reaches moments
- * after its commit (a delivery for an endpoint deleted meanwhile failed the create on its foreign key).
- */
-function forEnabledEndpoints(rows: WebhookDeliveriesTable[]): RawBuilder<unknown> {
-  const value = (row: WebhookDeliveriesTable, column: (typeof DELIVERY_COLUMNS)[number]) =>
-    INTEGER_COLUMNS.has(column) ? sql`cast(${row[column]} as integer)` : sql`cast(${row[column]} as text)`;
-  const selects = rows.map(
-    (row) => sql`select ${sql.join(DELIVERY_COLUMNS.map((c) => value(row, c)))} from webhook_endpoints where id = ${row.endpoint_id} and status = 'enabled'`,
-  );
-  return sql.join(selects, sql` union all `);
-}
 
 /**
  * `outboxWritten` is told of every write of webhook outbox rows (the store wakes the delivery worker once the

@@ -1,7 +1,7 @@
 // Webhook endpoints (with a row per subscribed event type for the outbox's lookup), the delivery outbox, its
 // attempt log, and the endpoint leases that let several processes share the sending. On PostgreSQL a claim
 // skips endpoint rows another process is claiming (FOR NO KEY UPDATE SKIP LOCKED); SQLite has one writer at a time.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { mapPage } from '../../domain/pagination.ts';
 import type { HistoryCutoff, WebhookDeliveryRepo, WebhookEndpointRepo } from '../../domain/ports/store.ts';
 import type { EndpointStatus, WebhookEndpoint } from '../../domain/webhook-endpoints.ts';
@@ -205,6 +205,24 @@ export const deliveryRow = (d: WebhookDelivery): WebhookDeliveriesTable => ({
   last_attempt_at: d.lastAttemptAt,
   resends: d.resends,
 });
+
+/** Every column of a delivery row, as `deliveryRow` fills them. */
+export const DELIVERY_COLUMNS = ['id', 'org_id', 'endpoint_id', 'activity_id', 'status', 'attempts', 'next_attempt_at', 'last_attempt_at', 'resends'] as const satisfies readonly (keyof WebhookDeliveriesTable)[];
+const INTEGER_COLUMNS = new Set<string>(['attempts', 'resends'] satisfies (keyof WebhookDeliveriesTable)[]);
+
+/**
+ * The outbox rows of an activity, kept only where their endpoint still exists and is enabled when the
+ * statement runs: which endpoints subscribe comes from a cache that another process's change reaches moments
+ * after its commit (a delivery for an endpoint deleted meanwhile failed the create on its foreign key).
+ */
+export function forEnabledEndpoints(rows: WebhookDeliveriesTable[]): RawBuilder<unknown> {
+  const value = (row: WebhookDeliveriesTable, column: (typeof DELIVERY_COLUMNS)[number]) =>
+    INTEGER_COLUMNS.has(column) ? sql`cast(${row[column]} as integer)` : sql`cast(${row[column]} as text)`;
+  const selects = rows.map(
+    (row) => sql`select ${sql.join(DELIVERY_COLUMNS.map((c) => value(row, c)))} from webhook_endpoints where id = ${row.endpoint_id} and status = 'enabled'`,
+  );
+  return sql.join(selects, sql` union all `);
+}
 
 /** The columns a round's record writes: every attempt's, and each delivery's outcome (matched by id and re-sends). */
 const ATTEMPT_COLUMNS = ['id', 'org_id', 'endpoint_id', 'delivery_id', 'attempted_at', 'status_code', 'latency_ms', 'error', 'response_excerpt'] as const satisfies readonly (keyof WebhookAttemptsTable)[];
