@@ -165,6 +165,15 @@ describe('scale-out: two processes, one PostgreSQL database', { skip: !process.e
     assert.equal(removed.status, 204);
     const refused = await call(0, 'POST', '/v0/collections/deals/items', { values: { region: { type: 'value/text/single_line', data: 'EMEA' } } });
     assert.equal(refused.status, 422);
+    assert.equal(refused.body.errors[0].source.pointer, '/values/region');
+    // A field made required through one process: the other's next create without it is refused at its pointer,
+    // though that process last wrote under the schema before (its write guards the schema it saw last).
+    const required = await call(0, 'POST', '/v0/collections/deals/fields', { type: 'field/text/single_line', name: 'Owner code', required: true });
+    assert.equal(required.status, 201);
+    const missing = await call(1, 'POST', '/v0/collections/deals/items', { values: {} });
+    assert.equal(missing.status, 422, JSON.stringify(missing.body));
+    assert.equal(missing.body.errors[0].source.pointer, '/values/owner_code');
+    assert.equal((await call(1, 'DELETE', `/v0/collections/deals/fields/${required.body.id}`)).status, 204);
   });
 
   it('an item read, listed and searched through one process shows at once a field the other added (no waiting for its notice)', async () => {
