@@ -1,7 +1,7 @@
 // Relation values between items: targets must exist in the organization and in an allowed collection;
 // two-way relations mirror every change on the other item, inside the caller's transaction. Targets are
 // locked before they are read (domain/locks.ts): shared while only their existence matters (a delete takes
-// them exclusive), exclusive where their mirror values are rewritten.
+// them exclusive), exclusive where their mirror values are rewritten; and before the item pointing at them.
 import { invalidAt } from './errors.ts';
 import { indexEntries, type Item } from './items.ts';
 import type { Field } from './fields.ts';
@@ -18,9 +18,12 @@ interface ItemPointer {
 
 const idOf = (stored: unknown): string => (stored as ItemPointer).id;
 
+/** Changes whose targets were checked and locked already: a write resolves before it locks its own item. */
+const resolved = new WeakSet<FieldChange>();
+
 /** Checks relation targets and completes their pointers with the target's collection. */
 export async function resolveRelationTargets(store: Store, orgId: string, changes: FieldChange[]): Promise<void> {
-  const relationChanges = changes.filter((c) => c.field.type === 'field/relation' && c.values);
+  const relationChanges = changes.filter((c) => c.field.type === 'field/relation' && c.values && !resolved.has(c));
   const ids = [...new Set(relationChanges.flatMap((c) => c.values!.map(idOf)))];
   if (ids.length === 0) return;
   // Targets of two-way relations are locked exclusive now, as syncTwoWay will rewrite them: taking them
@@ -49,6 +52,7 @@ export async function resolveRelationTargets(store: Store, orgId: string, change
     });
     // The same target twice in one field is one relation.
     change.values = change.values.filter((v, i, all) => all.findIndex((w) => idOf(w) === idOf(v)) === i);
+    resolved.add(change);
   }
 }
 

@@ -6,7 +6,7 @@
 import { AppError, invalidAt, notFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
-import { loadSchema, recentSchema, type CollectionSchema } from './collection-schema.ts';
+import { fieldByKey, loadSchema, recentSchema, type CollectionSchema } from './collection-schema.ts';
 import { applyChanges, checkRequired, defaultChanges, parseValueMap, REPLACE, type FieldChange, type Strategies } from './item-values.ts';
 import { removeRelationsTo, resolveRelationTargets, syncTwoWay } from './item-relations.ts';
 import { indexEntries, indexKey, type IndexKey, type Item } from './items.ts';
@@ -80,11 +80,29 @@ export async function updateItem(
   strategies: Strategies,
   clock?: Clock,
 ): Promise<ItemView> {
+  const orgId = principal.orgId;
   return store.transaction(async (tx) => {
-    const { schema, item } = await schemaAndLockedItem(tx, principal.orgId, collectionKey, id);
-    const changes = parseValueMap(schema, input.values ?? {});
+    await tx.lockSchema(orgId, 'shared');
+    const schema = await loadSchema(tx, orgId, collectionKey);
+    // The relation targets are locked before the item itself, as everywhere (domain/locks.ts).
+    const changes = await unlessMissing(tx, schema, id, async () => {
+      const parsed = parseValueMap(schema, input.values ?? {});
+      await resolveRelationTargets(tx, orgId, parsed);
+      return parsed;
+    });
+    const item = await findItem(tx, schema, id, 'exclusive');
     return { ...(await changeItem(tx, schema, item, changes, strategies, timestamp(clock))), schema };
   });
+}
+
+/** Runs the checks of a request about item `id`; should one fail, an item that does not exist is the answer (404). */
+async function unlessMissing<T>(tx: Store, schema: CollectionSchema, id: string, checks: () => Promise<T>): Promise<T> {
+  try {
+    return await checks();
+  } catch (error) {
+    if (error instanceof AppError) await findItem(tx, schema, id);
+    throw error;
+  }
 }
 
 export async function deleteItem(store: Store, principal: Principal, collectionKey: string, id: string): Promise<void> {
@@ -110,17 +128,18 @@ export async function upsertItem(
   return store.transaction(async (tx) => {
     await tx.lockSchema(principal.orgId, 'shared');
     // Matched with the schema this process saw last, in the round trip that confirms the current one.
-    const early = await matchEarly(tx, principal.orgId, collectionKey, input.identifiers);
+    const early = await matchEarly(tx, principal.orgId, collectionKey, input);
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
     const identifiers = identifierChanges(schema, input.identifiers);
-    await resolveRelationTargets(tx, principal.orgId, identifiers);
+    const changes = parseValueMap(schema, input.values ?? {});
+    // Relation targets before the item matched (domain/locks.ts).
+    await resolveRelationTargets(tx, principal.orgId, [...identifiers, ...changes]);
     const match = identifierMatch(identifiers);
     // The early statements count only if the current schema asks for exactly the same, in the same order.
     const matches = early?.match.signature === match.signature ? early.items : await lockAndMatch(tx, principal.orgId, match);
     if (matches.length > 1) {
       throw new AppError('conflict', `the identifiers match ${matches.length} items (${matches.slice(0, 5).map((m) => m.id).join(', ')}); make them specific to one item`);
     }
-    const changes = parseValueMap(schema, input.values ?? {});
     const now = timestamp(clock);
     const [item] = matches;
     if (!item || item.collectionId !== schema.collection.id) {
@@ -175,14 +194,16 @@ async function lockAndMatch(tx: Store, orgId: string, { locks, keys }: Identifie
 
 /**
  * The identifier match as the schema this process saw last asks for it, sent before the current schema is
- * known; undefined where that schema is unknown, rejects the identifiers, or needs reads first (relations).
+ * known; undefined where that schema is unknown, rejects the identifiers, or needs reads first: relation
+ * targets, locked before the item (domain/locks.ts).
  */
-async function matchEarly(tx: Store, orgId: string, collectionKey: string, input: Record<string, unknown>): Promise<{ match: IdentifierMatch; items: Item[] } | undefined> {
+async function matchEarly(tx: Store, orgId: string, collectionKey: string, input: UpsertInput): Promise<{ match: IdentifierMatch; items: Item[] } | undefined> {
   const recent = recentSchema(tx, orgId, collectionKey);
   if (!recent) return undefined;
+  if (Object.keys(input.values ?? {}).some((key) => fieldByKey(recent, key)?.type === 'field/relation')) return undefined;
   let identifiers: FieldChange[];
   try {
-    identifiers = identifierChanges(recent, input);
+    identifiers = identifierChanges(recent, input.identifiers);
   } catch (error) {
     // Judged again against the current schema, which answers for it.
     if (error instanceof AppError) return undefined;
@@ -226,7 +247,7 @@ async function changeItem(
   strategies: Strategies,
   now: string,
 ): Promise<Written> {
-  await resolveRelationTargets(store, item.orgId, changes);
+  // The relation targets of `changes` are resolved (and locked) by the caller, before it locked the item.
   const before = item.values;
   const after = applyChanges(before, changes, strategies);
   checkRequired(schema, after, changes.map((c) => c.field));

@@ -57,6 +57,15 @@ for (const engine of ENGINES) {
       assert.equal((await h.get(`${PEOPLE}/${person.id}`)).status, 200);
     });
 
+    it('answers 404 to a PATCH of an unknown item even when its values would be refused', async () => {
+      const person = await makeItem(h, 'people', { name: text('Elsewhere') });
+      for (const path of [`${PEOPLE}/1ChFEsgexNKTAqYqRGhYeA`, `${ORGS}/${person.id}`]) {
+        assert.equal((await h.patch(path, { values: { no_such_field: text('x') } })).status, 404, path);
+        assert.equal((await h.patch(path, { values: { name: { type: 'value/number', data: 5 } } })).status, 404, path);
+      }
+      assert.equal((await h.patch(`${PEOPLE}/${person.id}`, { values: { no_such_field: text('x') } })).status, 422);
+    });
+
     it('answers 404 to another organization\'s key', async () => {
       const person = await makeItem(h, 'people', { name: text('Private') });
       const other = await h.newOrg();
