@@ -149,8 +149,10 @@ function buildRecord(input: CallInput, current: CallRecord | undefined, orgId: s
             return { from: c.from, to: c.to, text: c.text, speaker: phoneAt(`/transcript/cues/${i}/speaker`, c.speaker) };
           }),
         };
+  const startAt = timeAt('/start_at', input.start_at);
   const answeredAt = optionalTime('/answered_at', input.answered_at);
   const endAt = optionalTime('/end_at', input.end_at);
+  checkTimeOrder(startAt, answeredAt === undefined ? (current?.answeredAt ?? null) : answeredAt, endAt === undefined ? (current?.endAt ?? null) : endAt);
   return {
     id: current?.id ?? newId(),
     orgId,
@@ -159,7 +161,7 @@ function buildRecord(input: CallInput, current: CallRecord | undefined, orgId: s
     providerId: checkText('/provider_id', input.provider_id, PROVIDER_ID_MAX),
     providerStatus: checkText('/provider_status', input.provider_status, PROVIDER_ID_MAX),
     providerMetadata: input.provider_metadata === undefined ? (current?.providerMetadata ?? null) : input.provider_metadata,
-    startAt: timeAt('/start_at', input.start_at),
+    startAt,
     answeredAt: answeredAt === undefined ? (current?.answeredAt ?? null) : answeredAt,
     endAt: endAt === undefined ? (current?.endAt ?? null) : endAt,
     participants,
@@ -168,6 +170,15 @@ function buildRecord(input: CallInput, current: CallRecord | undefined, orgId: s
     createdAt: current?.createdAt ?? now,
     updatedAt: now,
   };
+}
+
+/** A call is answered after it starts and ends after both; times compare as instants (zones may differ). */
+function checkTimeOrder(startAt: string, answeredAt: string | null, endAt: string | null): void {
+  const start = Date.parse(startAt);
+  if (answeredAt !== null && Date.parse(answeredAt) < start) throw invalidAt('/answered_at', `answered_at must not be before start_at (${startAt}); got ${answeredAt}`);
+  if (endAt === null) return;
+  if (Date.parse(endAt) < start) throw invalidAt('/end_at', `end_at must not be before start_at (${startAt}); got ${endAt}`);
+  if (answeredAt !== null && Date.parse(endAt) < Date.parse(answeredAt)) throw invalidAt('/end_at', `end_at must not be before answered_at (${answeredAt}); got ${endAt}`);
 }
 
 /** Every text of a transcript together stays within the body limit anyway; each cue's text is checked here. */
@@ -282,6 +293,8 @@ async function write(tx: Store, principal: Principal, input: CallInput, current:
   else await tx.calls.insert(record);
   await saveLinks(tx, orgId, call, current?.participants ?? [], input.tags !== undefined);
   if (!current) await recordOccurred(tx, call);
+  // The activity happened when the call started (reference §5.14): a corrected start moves it.
+  else if (current.startAt !== call.startAt) await tx.activities.retime(orgId, 'activity/call_occurred', { type: 'call', id: call.id }, call.startAt);
   return call;
 }
 

@@ -20,9 +20,12 @@ export interface RecordingInput {
 /** Provider ids are kept verbatim and at most this long. */
 const PROVIDER_ID_MAX = 255;
 
+/** Where a recording can be fetched from: clients put the URL in a link or a player, so no `javascript:` or `data:`. */
+const RECORDING_SCHEMES = new Set(['http:', 'https:']);
+
 /**
- * A recording of the one content type the resource takes, with its provider id and a URL with a scheme (the
- * check of `value/uri/url` data: clients open it as a link); a 422 at the property under `pointer` otherwise.
+ * A recording of the one content type the resource takes, with its provider id and an http(s) URL (checked
+ * as `value/uri/url` data is, then its scheme); a 422 at the property under `pointer` otherwise.
  */
 export function checkRecording<C extends string>(input: RecordingInput, pointer: string, contentType: C): Recording<C> {
   if (input.content_type !== contentType) {
@@ -31,12 +34,17 @@ export function checkRecording<C extends string>(input: RecordingInput, pointer:
   if (input.provider_id.trim() === '' || input.provider_id.length > PROVIDER_ID_MAX) {
     throw invalidAt(`${pointer}/provider_id`, `provider_id must be the provider's id of the recording, 1 to ${PROVIDER_ID_MAX} characters and not blank`);
   }
+  let address: string;
   try {
-    return { contentType, providerId: input.provider_id, url: url.parse(input.url, undefined as never) as string };
+    address = url.parse(input.url, undefined as never) as string;
   } catch (error) {
     if (error instanceof ValueProblem) throw invalidAt(`${pointer}/url`, `url ${error.detail}`);
     throw error;
   }
+  if (!RECORDING_SCHEMES.has(new URL(address).protocol)) {
+    throw invalidAt(`${pointer}/url`, `url must be an http or https URL where the recording can be fetched, such as "https://example.com/recording.mp3"; got ${JSON.stringify(input.url)}`);
+  }
+  return { contentType, providerId: input.provider_id, url: address };
 }
 
 /** A transcript cue: seconds from the start, the text, and who spoke (each resource says how). */

@@ -82,7 +82,7 @@ for (const engine of ENGINES) {
 
     it('logs a call: 201, the call shape, times normalised to milliseconds, participants matched by phone', async () => {
       const body = callBody({
-        answered_at: '2025-02-17T15:01:10+01:00',
+        answered_at: '2025-02-17T16:01:10+01:00',
         end_at: '2025-02-17T15:11:00.5Z',
         participants: [
           { phone: ADA_PHONE, role: 'caller' },
@@ -100,7 +100,7 @@ for (const engine of ENGINES) {
       assert.equal(c.provider_id, body.provider_id);
       assert.equal(c.provider_status, 'completed');
       assert.equal(c.start_at, '2025-02-17T15:01:00.000Z');
-      assert.equal(c.answered_at, '2025-02-17T14:01:10.000Z');
+      assert.equal(c.answered_at, '2025-02-17T15:01:10.000Z');
       assert.equal(c.end_at, '2025-02-17T15:11:00.500Z');
       assert.deepEqual(c.tags, []);
       assert.match(c.created_at, ISO_MS);
@@ -180,13 +180,30 @@ for (const engine of ENGINES) {
       assertInvalid(await h.post('/v0/calls', callBody({ start_at: ' 2025-02-17T15:01:00Z' })), '/start_at');
     });
 
-    it('recordings: only audio/mpeg (422 at the content_type otherwise), a URL with a scheme; accepted recordings are kept', async () => {
+    it('a call answered before it starts, or ending before it starts or is answered → 422 at the later time', async () => {
+      assertInvalid(await h.post('/v0/calls', callBody({ end_at: '2025-02-17T14:00:00Z' })), '/end_at');
+      assertInvalid(await h.post('/v0/calls', callBody({ answered_at: '2025-02-17T15:00:59Z' })), '/answered_at');
+      assertInvalid(await h.post('/v0/calls', callBody({ answered_at: '2025-02-17T15:05:00Z', end_at: '2025-02-17T15:04:00Z' })), '/end_at');
+      // Instants compare, not texts: 16:00+01:00 is 15:00Z, before the start.
+      assertInvalid(await h.post('/v0/calls', callBody({ end_at: '2025-02-17T16:00:00+01:00' })), '/end_at');
+      const same = await makeCall(h, { answered_at: '2025-02-17T15:01:00Z', end_at: '2025-02-17T16:01:00+01:00' });
+      assert.equal(same.end_at, '2025-02-17T15:01:00.000Z');
+      // An upsert is judged with the times it keeps: moving the start past the stored end is refused.
+      const kept = await makeCall(h, { end_at: '2025-02-17T15:10:00Z' });
+      assertInvalid(await h.post('/v0/calls/upsert', callBody({ provider_id: kept.provider_id, start_at: '2025-02-17T15:20:00Z' })), '/end_at');
+    });
+
+    it('recordings: only audio/mpeg (422 at the content_type otherwise), an http(s) URL; accepted recordings are kept', async () => {
       const detail = assertInvalid(
         await h.post('/v0/calls', callBody({ recordings: [{ content_type: 'audio/mpeg', provider_id: 'r1', url: 'https://rec.example/1.mp3' }, { content_type: 'audio/wav', provider_id: 'r2', url: 'https://rec.example/2.wav' }] })),
         '/recordings/1/content_type',
       );
       assert.match(detail, /audio\/mpeg/);
       assertInvalid(await h.post('/v0/calls', callBody({ recordings: [{ content_type: 'audio/mpeg', provider_id: 'r1', url: 'not a url' }] })), '/recordings/0/url');
+      // Clients open it as a link or in a player: only http(s).
+      for (const url of ['javascript:alert(document.cookie)', 'data:audio/mpeg;base64,AAAA', 'ftp://rec.example/1.mp3']) {
+        assert.match(assertInvalid(await h.post('/v0/calls', callBody({ recordings: [{ content_type: 'audio/mpeg', provider_id: 'r1', url }] })), '/recordings/0/url'), /http or https/);
+      }
       const c = await makeCall(h, { recordings: [{ content_type: 'audio/mpeg', provider_id: 'r1', url: 'https://rec.example/1.mp3' }] });
       const [stored] = await h.store.calls.findMany(h.orgId, [c.id]);
       assert.deepEqual(stored!.recordings, [{ contentType: 'audio/mpeg', providerId: 'r1', url: 'https://rec.example/1.mp3' }]);
@@ -303,6 +320,21 @@ for (const engine of ENGINES) {
       assert.ok(byGrace.some((a) => a.id === activity.id));
       const byType = await h.get('/v0/activities?constituent_entity_type[eq]=call&limit=100');
       assert.ok(byType.body.data.some((a: any) => a.id === activity.id));
+    });
+
+    it('an upsert that corrects the start moves activity/call_occurred with it, in the feed and its filters', async () => {
+      const c = await makeCall(h, { start_at: '2025-01-01T00:00:00Z' });
+      const moved = await h.post('/v0/calls/upsert', callBody({ provider_id: c.provider_id, start_at: '2025-06-01T00:00:00Z' }));
+      assert.equal(moved.status, 200, moved.text);
+      const [activity, ...rest] = await activitiesOf(h, 'call', c.id);
+      assert.equal(rest.length, 0, 'still one call_occurred');
+      assert.equal(activity.occurred_at, '2025-06-01T00:00:00.000Z');
+      const later = await activitiesOf(h, 'call', c.id, '&occurred_at[gte]=2025-05-31T00:00:00Z');
+      assert.deepEqual(later.map((a) => a.id), [activity.id]);
+      assert.deepEqual(await activitiesOf(h, 'call', c.id, '&occurred_at[lte]=2025-05-31T00:00:00Z'), []);
+      // An upsert keeping the start leaves the activity alone.
+      assert.equal((await h.post('/v0/calls/upsert', callBody({ provider_id: c.provider_id, start_at: '2025-06-01T02:00:00+02:00' }))).status, 200);
+      assert.equal((await activitiesOf(h, 'call', c.id))[0].occurred_at, '2025-06-01T00:00:00.000Z');
     });
   });
 

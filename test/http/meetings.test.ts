@@ -223,6 +223,7 @@ for (const engine of ENGINES) {
       const recording = { content_type: 'video/mp4', provider_id: 'r1', url: 'https://rec.test/1.mp4' };
       // Regression: any text was kept and shown as recording_url, which clients open as a link.
       assert.match(assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { recording: { ...recording, url: 'not a url' } }), '/recording/url'), /^url must be a URL with a scheme/);
+      assert.match(assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { recording: { ...recording, url: 'javascript:alert(document.cookie)' } }), '/recording/url'), /http or https/);
       assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { recording: { ...recording, provider_id: ' ' } }), '/recording/provider_id');
       assert.equal((await h.get(`/v0/meetings/${m.id}`)).body.recording_url, undefined, 'nothing stored');
     });

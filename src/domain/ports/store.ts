@@ -143,6 +143,8 @@ export interface ActivityRepo {
   find(orgId: string, id: string): Promise<Activity | undefined>;
   /** A page of the organization's activities in recording (id) order, oldest first; `types` narrows them. */
   inOrder(orgId: string, types: string[] | undefined, page: PageRequest): Promise<Page<Activity>>;
+  /** Moves the activities of `type` whose object is `object` to `occurredAt` (their subject's time changed). */
+  retime(orgId: string, type: string, object: { type: string; id: string }, occurredAt: string): Promise<void>;
 }
 
 /** A collection with its fields (creation order) and the funnels of its stage fields. */

@@ -53,6 +53,22 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writabl
       // Other processes' delivery workers hear of the outbox rows at commit, or soon after (sql-store.ts).
       if (outboxWritten()) await engine.announce(db, 'webhook_deliveries');
     },
+    async retime(orgId, type, object, occurredAt) {
+      const ids = db
+        .selectFrom('activity_entities as e')
+        .innerJoin('activities as a', 'a.id', 'e.activity_id')
+        .select('a.id')
+        .where('e.org_id', '=', orgId)
+        .where('e.entity_type', '=', object.type)
+        .where('e.entity_id', '=', object.id)
+        .where('e.relation', '=', 'object')
+        .where('a.type', '=', type);
+      const moved = (await ids.execute()).map((r) => r.id);
+      if (moved.length === 0) return;
+      // The feed index keeps the time too (activity_entities.occurred_at): both move together.
+      await db.updateTable('activities').set({ occurred_at: occurredAt }).where('org_id', '=', orgId).where('id', 'in', moved).execute();
+      await db.updateTable('activity_entities').set({ occurred_at: occurredAt }).where('activity_id', 'in', moved).execute();
+    },
     async listByEntity(orgId, entityType, entityId) {
       const rows = await db
         .selectFrom('activities as a')
