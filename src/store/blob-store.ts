@@ -1,16 +1,20 @@
 // File contents on the local disk (TYCHO_BLOB_URL unset or a directory): one file per blob under a root
 // directory. A blob is written to a temporary name and renamed once whole, so a reader never sees half of one.
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { access, constants, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { serviceUnavailable } from '../domain/errors.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 
-/** The upload's own failure (too large, malformed) as is; anything else is the store failing. */
-export function storeFailure(data: Readable, error: unknown): unknown {
+/**
+ * The upload's own failure (too large, malformed) as is; anything else is the store failing (503). A failing
+ * `destination` also errors `data` (the pipeline passes its error on), so it is asked first.
+ */
+export function storeFailure(data: Readable, error: unknown, destination?: Writable): unknown {
+  if (destination?.errored) return serviceUnavailable(destination.errored);
   return data.errored ?? serviceUnavailable(error);
 }
 
@@ -30,15 +34,16 @@ export function localBlobStore(root: string): BlobStore {
     async put(key, data) {
       const target = path(key);
       const partial = `${target}.${randomBytes(6).toString('hex')}.part`;
+      let file: WriteStream | undefined;
       try {
         await mkdir(dirname(target), { recursive: true });
-        const file = createWriteStream(partial);
+        file = createWriteStream(partial);
         await pipeline(data, file);
         await rename(partial, target);
         return file.bytesWritten;
       } catch (error) {
-        await rm(partial, { force: true });
-        throw storeFailure(data, error);
+        await rm(partial, { force: true }).catch(() => {});
+        throw storeFailure(data, error, file);
       }
     },
     async get(key) {

@@ -7,6 +7,9 @@ import { ENGINES, createHarness, errorOf, type Harness, type Response } from '..
 import { download, postMultipart, referencedKeys, storedKeys } from '../helpers/multipart.ts';
 import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import { createInbox } from '../../src/domain/inboxes.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 function assertUnavailable(res: Response): void {
   assert.equal(res.status, 503, res.text);
@@ -50,6 +53,30 @@ for (const engine of ENGINES) {
       assert.deepEqual(await storedKeys(h), await referencedKeys(h));
       assert.equal((await h.delete(`/v0/files/${file.id}`)).status, 204);
       assert.deepEqual(await storedKeys(h), []);
+    });
+  });
+}
+
+for (const engine of ENGINES) {
+  describe(`local blob directory that cannot be written (${engine})`, () => {
+    let h: Harness;
+    let dir: string;
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'tycho-blob-outage-'));
+      h = await createHarness(engine, { env: { TYCHO_BLOB_URL: join(dir, 'blobs') } });
+    });
+    after(async () => {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('an upload answers 503, not a 400 about a malformed body naming a path on the server', async () => {
+      rmSync(join(dir, 'blobs'), { recursive: true, force: true });
+      writeFileSync(join(dir, 'blobs'), 'not a directory');
+      const res = await postMultipart(h, '/v0/files', [{ name: 'file', filename: 'new.txt', content: 'new' }]);
+      assertUnavailable(res);
+      assert.doesNotMatch(res.text, new RegExp(dir));
+      assert.deepEqual((await h.get('/v0/files')).body.data, []);
     });
   });
 }
