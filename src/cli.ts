@@ -12,7 +12,7 @@ import type { BlobStore } from './domain/ports/blob-store.ts';
 import { sweepBlobs } from './domain/blob-sweep.ts';
 import { recordMeetingsHeld, saveMeeting } from './domain/meetings.ts';
 import type { Principal } from './domain/api-keys.ts';
-import { createSandbox, deleteSandbox, listSandboxes } from './domain/sandboxes.ts';
+import { allSandboxes, createSandbox, removeSandbox } from './domain/sandboxes.ts';
 import { deleteSnapshot, listSnapshots, resetOrganization, restoreSnapshot, saveSnapshot } from './domain/snapshots.ts';
 import { readFile, stat } from 'node:fs/promises';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -186,13 +186,13 @@ export async function sandboxesCreate(store: Store, blobs: BlobStore, options: {
 }
 
 export async function sandboxesList(store: Store): Promise<string[]> {
-  const sandboxes = await listSandboxes(store, operator(''));
+  const sandboxes = await allSandboxes(store);
   return table(['ID', 'NAME', 'CREATED'], sandboxes.map((o) => [o.id, o.name, o.createdAt]));
 }
 
 export async function sandboxesDelete(store: Store, blobs: BlobStore, name: string): Promise<string[]> {
   const org = await existingOrg(store, name, 'see: tycho sandboxes list');
-  await deleteSandbox(store, blobs, operator(org.id), org.id);
+  await removeSandbox(store, blobs, org.id);
   return [`Deleted sandbox "${org.name}" (${org.id}) with its data, keys, snapshots and files.`];
 }
 

@@ -1,12 +1,15 @@
 // Idempotency-Key (as the IETF draft and Stripe have it): the first answer to a write sent with a key is kept
-// for 24 hours per organization and key; a retry of the same request gets it again, the same key on another
-// request is refused (422), and a retry while the first is still being answered is refused (409). The claim
-// is one insert on the (organization, key) primary key, so exactly one request wins it in every process.
+// for 24 hours per credential (API key or token subject) and key; a retry of the same request gets it again,
+// the same key on another request is refused (422), and a retry while the first is still being answered is
+// refused (409). Per credential, so that an answer is only ever replayed to the credential that was allowed
+// to make the request. The claim is one insert on the (organization, key) primary key, the stored key naming
+// the credential too, so exactly one request wins it in every process.
 import { createHash } from 'node:crypto';
 import { AppError } from './errors.ts';
 import { timestamp, type Clock } from './clock.ts';
 import type { IdempotencyRecord, StoredResponse } from './ports/toolkit-store.ts';
 import type { Store } from './ports/store.ts';
+import type { Principal } from './api-keys.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** An unanswered claim this old (system time) was left by a process that died: the next retry takes it over. */
@@ -14,10 +17,43 @@ export const ABANDONED_CLAIM_MS = 60_000;
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
-/** What a request is, for telling a retry from another request under the same key. */
-export function fingerprintOf(parts: { method: string; url: string; contentType: string; body: string }): string {
-  return createHash('sha256').update(`${parts.method}\n${parts.url}\n${parts.contentType}\n${parts.body}`).digest('hex');
+/**
+ * What a request is, for telling a retry from another request under the same key: method, target, media type
+ * (without parameters: a multipart boundary is new on every send) and the body — its JSON with keys in
+ * order, so that a client rebuilding the same object in another key order sends the same request.
+ */
+export function fingerprintOf(parts: { method: string; url: string; contentType: string; body: unknown }): string {
+  const mediaType = parts.contentType.split(';')[0]!.trim().toLowerCase();
+  const body = typeof parts.body === 'string' ? parts.body : canonicalJson(parts.body);
+  return createHash('sha256').update(`${parts.method}\n${parts.url}\n${mediaType}\n${body}`).digest('hex');
 }
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** The key as stored: the credential that sent it, and the key itself. */
+export const credentialKey = (principal: Principal, key: string): string => `${principal.actor.type}:${principal.actor.id}:${key}`;
+
+/** Credentials minted by the request are not kept in its stored answer (keys are stored only as hashes). */
+const MINTED_CREDENTIALS = new Set(['api_key']);
+
+/** The answer as kept for replays: a newly made API key in it is replaced by a note saying why it is gone. */
+export function keptBody(body: string): string {
+  if (!body.includes('"api_key"')) return body;
+  try {
+    const parsed = JSON.parse(body) as Record<string, unknown>;
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return body;
+    for (const name of MINTED_CREDENTIALS) if (typeof parsed[name] === 'string') parsed[name] = NOT_KEPT;
+    return JSON.stringify(parsed);
+  } catch {
+    return body;
+  }
+}
+
+export const NOT_KEPT = '[not kept: shown only in the first answer]';
 
 export function checkIdempotencyKey(key: string): void {
   if (!KEY_SHAPE.test(key)) {
@@ -33,10 +69,12 @@ export type Claim = { kind: 'claimed'; claimedAtMs: number } | { kind: 'replay';
  */
 export async function claimIdempotencyKey(
   store: Store,
-  request: { orgId: string; key: string; fingerprint: string },
+  claim: { principal: Principal; key: string; fingerprint: string },
   clock: Clock,
   realNow: number,
 ): Promise<Claim> {
+  const shown = claim.key;
+  const request = { orgId: claim.principal.orgId, key: credentialKey(claim.principal, claim.key), fingerprint: claim.fingerprint };
   const now = clock();
   await store.idempotency.expire(request.orgId, new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString());
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -49,21 +87,22 @@ export async function claimIdempotencyKey(
     if (existing.fingerprint !== request.fingerprint) {
       throw new AppError(
         'idempotency_key_reused',
-        `the Idempotency-Key ${JSON.stringify(request.key)} was first used with a different request (method, path, query or body); use a new key for a new request`,
+        `the Idempotency-Key ${JSON.stringify(shown)} was first used with a different request (method, path, query or body); use a new key for a new request`,
         { parameter: 'Idempotency-Key' },
       );
     }
     if (existing.response) return { kind: 'replay', response: existing.response };
     if (realNow - existing.claimedAtMs < ABANDONED_CLAIM_MS) {
-      throw new AppError('idempotency_key_in_use', `a request with the Idempotency-Key ${JSON.stringify(request.key)} is still being processed; retry after it is answered`);
+      throw new AppError('idempotency_key_in_use', `a request with the Idempotency-Key ${JSON.stringify(shown)} is still being processed; retry after it is answered`);
     }
     await store.idempotency.release(request.orgId, request.key, existing.claimedAtMs);
   }
-  throw new AppError('idempotency_key_in_use', `the Idempotency-Key ${JSON.stringify(request.key)} is contended; retry`);
+  throw new AppError('idempotency_key_in_use', `the Idempotency-Key ${JSON.stringify(shown)} is contended; retry`);
 }
 
 /** Keeps the answer (below 500) for replays; a server error frees the key so that a retry runs again. */
-export async function settleIdempotencyKey(store: Store, orgId: string, key: string, claimedAtMs: number, response: StoredResponse): Promise<void> {
-  if (response.status >= 500) await store.idempotency.release(orgId, key, claimedAtMs);
-  else await store.idempotency.complete(orgId, key, claimedAtMs, response);
+export async function settleIdempotencyKey(store: Store, principal: Principal, key: string, claimedAtMs: number, response: StoredResponse): Promise<void> {
+  const stored = credentialKey(principal, key);
+  if (response.status >= 500) await store.idempotency.release(principal.orgId, stored, claimedAtMs);
+  else await store.idempotency.complete(principal.orgId, stored, claimedAtMs, { ...response, body: keptBody(response.body) });
 }

@@ -13,6 +13,10 @@ export interface Organization {
   createdAt: string;
   /** Made by the toolkit as a sandbox: its own keys may reset it, snapshot it and set its clock. */
   sandbox?: boolean;
+  /** A sandbox's: the organization whose admin key made it (the only one whose admin keys manage it). */
+  parentId?: string;
+  /** A sandbox's: the name of the snapshot it was cloned from. */
+  snapshotName?: string;
 }
 
 export const DEFAULT_ORG_NAME = 'default';

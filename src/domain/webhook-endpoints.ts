@@ -6,7 +6,7 @@ import { ACTIVITY_TYPES } from './activity.ts';
 import { invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
-import type { Page, PageRequest } from './pagination.ts';
+import { MAX_PAGE_LIMIT, type Page, type PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
 import { checkWebhookUrl, type WebhookUrlPolicy } from './webhook-urls.ts';
 
@@ -77,6 +77,16 @@ export async function updateEndpoint(store: Store, orgId: string, id: string, pa
     await tx.webhookEndpoints.update(next);
     return next;
   });
+}
+
+/** Disables every enabled endpoint of the organization, inside the caller's transaction (a sandbox's clone). */
+export async function disableAllEndpoints(tx: Store, orgId: string): Promise<void> {
+  let page = await tx.webhookEndpoints.list(orgId, { limit: MAX_PAGE_LIMIT });
+  for (;;) {
+    for (const endpoint of page.rows) if (endpoint.status === 'enabled') await tx.webhookEndpoints.update({ ...endpoint, status: 'disabled' });
+    if (!page.hasNext || !page.end) return;
+    page = await tx.webhookEndpoints.list(orgId, { limit: MAX_PAGE_LIMIT, after: page.end });
+  }
 }
 
 /** Deleting an endpoint drops its pending deliveries and its attempt history with it. */

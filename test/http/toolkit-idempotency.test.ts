@@ -6,7 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { ADMIN_KEY, ENGINES, TEST_KEY, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
-import { fingerprintOf } from '../../src/domain/idempotency.ts';
+import { credentialKey, fingerprintOf, NOT_KEPT } from '../../src/domain/idempotency.ts';
+import { authenticate, createApiKey } from '../../src/domain/api-keys.ts';
+import { BOUNDARY, multipartBody } from '../helpers/multipart.ts';
 
 let counter = 0;
 const freshKey = () => `key-${process.pid}-${++counter}`;
@@ -82,6 +84,80 @@ for (const engine of ENGINES) {
       assert.equal((await h.get('/v0/notes', withKey('has spaces'))).status, 200);
     });
 
+    it('a request the schema refuses is answered and kept like any other (was: the key stayed free)', async () => {
+      const key = freshKey();
+      const first = await h.post('/v0/notes', { body: 5 }, withKey(key));
+      assert.equal(first.status, 422, first.text);
+      const retry = await h.post('/v0/notes', { body: 5 }, withKey(key));
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(retry.body, first.body);
+      assert.equal(errorOf(await h.post('/v0/notes', { body: 'valid now' }, withKey(key))).code, 'idempotency_key_reused');
+    });
+
+    it('an upload retried with a new multipart boundary (curl and FormData pick one per send) is the same request', async () => {
+      const key = freshKey();
+      const upload = (boundary: string) =>
+        h.request('POST', '/v0/files', {
+          payload: Buffer.from(multipartBody([{ name: 'file', filename: 'retry.txt', content: 'retried' }]).toString('latin1').replaceAll(BOUNDARY, boundary), 'latin1'),
+          headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'idempotency-key': key },
+        });
+      const first = await upload('A'.repeat(BOUNDARY.length));
+      assert.equal(first.status, 201, first.text);
+      const retry = await upload('B'.repeat(BOUNDARY.length));
+      assert.equal(retry.status, 201, retry.text);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.equal(retry.body.id, first.body.id);
+    });
+
+    it('the same object in another key order is the same request', async () => {
+      const key = freshKey();
+      const first = await h.post('/v0/tagsets', { name: 'ordered', tags: [{ name: 'a', color: 'red' }] }, withKey(key));
+      assert.equal(first.status, 201, first.text);
+      const retry = await h.post('/v0/tagsets', { tags: [{ color: 'red', name: 'a' }], name: 'ordered' }, withKey(key));
+      assert.equal(retry.headers['idempotent-replayed'], 'true', retry.text);
+      assert.equal(retry.body.id, first.body.id);
+    });
+
+    it('answers are replayed only to the credential that made the request: another key runs it afresh, and is authorised first', async () => {
+      const key = freshKey();
+      const sandbox = await h.post('/v0/tycho/admin/sandboxes', {}, { ...withKey(key), key: ADMIN_KEY });
+      assert.equal(sandbox.status, 201, sandbox.text);
+      // Regression: an ordinary key sending the admin's key got the sandbox and its API key replayed.
+      const ordinary = await h.post('/v0/tycho/admin/sandboxes', {}, withKey(key));
+      assert.equal(ordinary.status, 403, ordinary.text);
+      const sameNote = freshKey();
+      const mine = await h.post('/v0/notes', { body: 'per credential' }, withKey(sameNote));
+      const otherKey = (await createApiKey(h.store, h.orgId)).token;
+      const theirs = await h.post('/v0/notes', { body: 'per credential' }, { ...withKey(sameNote), key: otherKey });
+      assert.equal(theirs.status, 201, theirs.text);
+      assert.equal(theirs.headers['idempotent-replayed'], undefined);
+      assert.notEqual(theirs.body.id, mine.body.id);
+    });
+
+    it('a replayed sandbox creation does not show the API key again: keys are kept only as hashes', async () => {
+      const key = freshKey();
+      const first = await h.post('/v0/tycho/admin/sandboxes', {}, { ...withKey(key), key: ADMIN_KEY });
+      assert.equal(first.status, 201, first.text);
+      const retry = await h.post('/v0/tycho/admin/sandboxes', {}, { ...withKey(key), key: ADMIN_KEY });
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.equal(retry.body.id, first.body.id);
+      assert.equal(retry.body.api_key, NOT_KEPT);
+      assert.equal((await h.get('/v0/notes', { key: first.body.api_key })).status, 200, 'the key shown first works');
+    });
+
+    it('a restore retried with its key is replayed, not run again over the writes since', async () => {
+      const sandbox = (await h.post('/v0/tycho/admin/sandboxes', {}, { key: ADMIN_KEY })).body;
+      const key = sandbox.api_key;
+      assert.equal((await h.post('/v0/tycho/snapshots', { name: 'base' }, { key })).status, 201);
+      const idem = freshKey();
+      const restored = await h.post('/v0/tycho/snapshots/base/restore', undefined, { ...withKey(idem), key });
+      assert.equal(restored.status, 200, restored.text);
+      assert.equal((await h.post('/v0/notes', { body: 'after the restore' }, { key })).status, 201);
+      const retry = await h.post('/v0/tycho/snapshots/base/restore', undefined, { ...withKey(idem), key });
+      assert.equal(retry.headers['idempotent-replayed'], 'true', retry.text);
+      assert.equal(await noteCount(h, 'after the restore', key), 1, 'the note written since the restore is still there');
+    });
+
     it('keys belong to one organization', async () => {
       const other = await h.newOrg();
       const key = freshKey();
@@ -94,17 +170,19 @@ for (const engine of ENGINES) {
     it('while the first request is in flight a retry gets 409; an abandoned claim is taken over after a minute', async () => {
       const key = freshKey();
       const body = { body: 'in flight' };
-      const fingerprint = fingerprintOf({ method: 'POST', url: '/v0/notes', contentType: 'application/json', body: JSON.stringify(body) });
+      const fingerprint = fingerprintOf({ method: 'POST', url: '/v0/notes', contentType: 'application/json', body });
       const claimedAtMs = Date.now();
-      assert.equal(await h.store.idempotency.claim({ orgId: h.orgId, key, fingerprint, createdAt: new Date().toISOString(), claimedAtMs }), true);
+      // As a request of the same credential in another process would have claimed it.
+      const stored = credentialKey((await authenticate(h.store, TEST_KEY))!, key);
+      assert.equal(await h.store.idempotency.claim({ orgId: h.orgId, key: stored, fingerprint, createdAt: new Date().toISOString(), claimedAtMs }), true);
       const busy = await h.post('/v0/notes', body, withKey(key));
       assert.equal(busy.status, 409, busy.text);
       assert.equal(errorOf(busy).code, 'idempotency_key_in_use');
       // Regression: it said "retry" but carried x-should-retry: false, which stops the SDKs' own retries.
       assert.equal(busy.headers['x-should-retry'], 'true');
       // The process that claimed it "died": once the claim is a minute old, the retry runs.
-      await h.store.idempotency.release(h.orgId, key, claimedAtMs);
-      assert.equal(await h.store.idempotency.claim({ orgId: h.orgId, key, fingerprint, createdAt: new Date().toISOString(), claimedAtMs: Date.now() - 61_000 }), true);
+      await h.store.idempotency.release(h.orgId, stored, claimedAtMs);
+      assert.equal(await h.store.idempotency.claim({ orgId: h.orgId, key: stored, fingerprint, createdAt: new Date().toISOString(), claimedAtMs: Date.now() - 61_000 }), true);
       const taken = await h.post('/v0/notes', body, withKey(key));
       assert.equal(taken.status, 201, taken.text);
       assert.equal(await noteCount(h, 'in flight'), 1);

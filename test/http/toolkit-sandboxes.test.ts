@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { ADMIN_KEY, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { makeItem, text } from '../helpers/items.ts';
 import { downloadBytes, postMultipart } from '../helpers/multipart.ts';
+import { ensureOrganization } from '../../src/domain/organizations.ts';
+import { createApiKey } from '../../src/domain/api-keys.ts';
 
 const admin = { key: ADMIN_KEY };
 /** The system collections every new organization has. */
@@ -56,6 +58,46 @@ for (const engine of ENGINES) {
         assert.equal(res.status, 403, `${method} ${url}: ${res.text}`);
         errorOf(res);
       }
+    });
+
+    it("a sandbox belongs to the organization whose admin key made it: another organization's admin key neither sees, deletes nor clones from it", async () => {
+      const { organization } = await ensureOrganization(h.store, `other-admins-${engine}`);
+      const other = { key: (await createApiKey(h.store, organization.id, { admin: true })).token };
+      const mine = await newSandbox(h);
+      assert.equal((await h.post('/v0/tycho/snapshots', { name: 'mine' }, { key: mine.key })).status, 201);
+      assert.equal((await h.post('/v0/tycho/snapshots', { name: 'home' }, admin)).status, 201);
+      // Regression: any admin key listed, deleted and cloned every organization's sandboxes and snapshots.
+      const listed = await h.get('/v0/tycho/admin/sandboxes', other);
+      assert.equal(listed.status, 200, listed.text);
+      assert.deepEqual(listed.body.data, []);
+      assert.equal((await h.delete(`/v0/tycho/admin/sandboxes/${mine.id}`, other)).status, 404);
+      for (const [organization_id, snapshot] of [[h.orgId, 'home'], [mine.id, 'mine']]) {
+        const stolen = await h.post('/v0/tycho/admin/sandboxes', { snapshot, organization_id }, other);
+        assert.equal(stolen.status, 422, stolen.text);
+        assert.equal(errorOf(stolen).source?.pointer, '/organization_id');
+      }
+      assert.equal((await h.get('/v0/collections', { key: mine.key })).status, 200, 'the sandbox is intact');
+      // Its own organization's admin key manages it, and clones from its own snapshots or its sandboxes'.
+      assert.ok((await h.get('/v0/tycho/admin/sandboxes', admin)).body.data.some((x: { id: string }) => x.id === mine.id));
+      assert.equal((await newSandbox(h, { snapshot: 'home' })).body.snapshot, 'home');
+      assert.equal((await newSandbox(h, { snapshot: 'mine', organization_id: mine.id })).body.snapshot, 'mine');
+      // A sandbox's own key is no admin key: it cannot make sandboxes of the sandbox either.
+      assert.equal((await h.post('/v0/tycho/admin/sandboxes', {}, { key: mine.key })).status, 403);
+    });
+
+    it('a clone lists the snapshot it came from, and its copied webhook endpoints are disabled', async () => {
+      const source = await newSandbox(h);
+      const endpoint = await h.post('/v0/webhook_endpoints', { url: 'https://127.0.0.1:9/hook', subscriptions: [{ event_type: 'activity/item_created' }] }, { key: source.key });
+      assert.equal(endpoint.status, 201, endpoint.text);
+      assert.equal((await h.post('/v0/tycho/snapshots', { name: 'with-hook' }, { key: source.key })).status, 201);
+      const clone = await newSandbox(h, { snapshot: 'with-hook', organization_id: source.id });
+      const listed = (await h.get('/v0/tycho/admin/sandboxes', admin)).body.data.find((x: { id: string }) => x.id === clone.id);
+      assert.equal(listed.snapshot, 'with-hook');
+      const copies = (await h.get('/v0/webhook_endpoints', { key: clone.key })).body.data;
+      assert.equal(copies.length, 1);
+      assert.equal(copies[0].url, 'https://127.0.0.1:9/hook');
+      assert.equal(copies[0].status, 'disabled', "a test's events must not reach the source's receiver");
+      assert.equal((await h.get(`/v0/webhook_endpoints/${endpoint.body.id}`, { key: source.key })).body.status, 'enabled');
     });
 
     it('ordinary organizations cannot be snapshot, reset or have their clock set by their own keys', async () => {
@@ -205,9 +247,9 @@ for (const engine of ENGINES) {
       assert.equal(await h.blobs.get(`${sandbox.id}/${file.id}`), undefined);
       assert.equal(await h.blobs.get(`snapshots/${snapshotId}/${sandbox.id}/${file.id}`), undefined);
       assert.equal((await h.delete(`/v0/tycho/admin/sandboxes/${sandbox.id}`, admin)).status, 404);
-      // Only sandboxes can be deleted.
+      // Only the organization's sandboxes are there to delete: the organization itself is not one of them.
       const own = await h.delete(`/v0/tycho/admin/sandboxes/${h.orgId}`, admin);
-      assert.equal(own.status, 422, own.text);
+      assert.equal(own.status, 404, own.text);
     });
 
     it('deleting a sandbox removes every row, more items than one delete statement takes included', async () => {

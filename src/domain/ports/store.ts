@@ -35,6 +35,8 @@ export interface OrganizationRepo {
   findByName(name: string): Promise<Organization | undefined>;
   findById(id: string): Promise<Organization | undefined>;
   list(): Promise<Organization[]>;
+  /** The sandboxes made by admin keys of `parentId`, oldest first. */
+  sandboxesOf(parentId: string): Promise<Organization[]>;
 }
 
 export interface ApiKeyRepo {

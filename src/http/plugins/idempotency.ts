@@ -1,5 +1,6 @@
-// Idempotency-Key on every POST, PATCH and DELETE of /v0 (domain/idempotency.ts): claimed before the handler
-// runs, settled with the answer when it is sent; a replay is sent with `Idempotent-Replayed: true`.
+// Idempotency-Key on every POST, PATCH and DELETE of /v0 (domain/idempotency.ts): claimed once the body is
+// parsed and before it is validated (a request the schema refuses is answered, and kept, like any other),
+// settled with the answer when it is sent; a replay is sent with `Idempotent-Replayed: true`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../domain/clock.ts';
 import { checkIdempotencyKey, claimIdempotencyKey, fingerprintOf, settleIdempotencyKey } from '../../domain/idempotency.ts';
@@ -15,20 +16,20 @@ const METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 /** The response headers a replay repeats; the others (request id, rate limits) describe the new request. */
 const REPLAYED_HEADERS = ['content-type', 'location'];
 
-/** A multipart body is read by the handler, so it is known by its framing (length and boundary) only. */
-function bodyText(request: FastifyRequest): string {
-  if (request.body !== undefined) return JSON.stringify(request.body);
+/** A multipart body is read by the handler, so it is known by its length only. */
+function bodyOf(request: FastifyRequest): unknown {
+  if (request.body !== undefined) return request.body;
   return request.headers['content-length'] ?? '';
 }
 
 export function registerIdempotency(app: FastifyInstance, store: Store, clock: Clock): void {
-  app.addHook('preHandler', async (request, reply) => {
+  app.addHook('preValidation', async (request, reply) => {
     const header = request.headers['idempotency-key'];
     if (header === undefined || !METHODS.has(request.method)) return;
     const key = Array.isArray(header) ? header.join(',') : header;
     checkIdempotencyKey(key);
-    const fingerprint = fingerprintOf({ method: request.method, url: request.url, contentType: request.headers['content-type'] ?? '', body: bodyText(request) });
-    const claim = await claimIdempotencyKey(store, { orgId: request.principal.orgId, key, fingerprint }, clock, Date.now());
+    const fingerprint = fingerprintOf({ method: request.method, url: request.url, contentType: request.headers['content-type'] ?? '', body: bodyOf(request) });
+    const claim = await claimIdempotencyKey(store, { principal: request.principal, key, fingerprint }, clock, Date.now());
     if (claim.kind === 'claimed') {
       request.idempotency = { key, claimedAtMs: claim.claimedAtMs };
       return;
@@ -47,7 +48,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store, clock: C
       if (value !== undefined) headers[name] = String(value);
     }
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-    await settleIdempotencyKey(store, request.principal.orgId, claim.key, claim.claimedAtMs, { status: reply.statusCode, headers, body });
+    await settleIdempotencyKey(store, request.principal, claim.key, claim.claimedAtMs, { status: reply.statusCode, headers, body });
     return payload;
   });
 }

@@ -23,7 +23,7 @@ export const CreateSandboxBody = Type.Object(
   {
     name: Type.Optional(Type.String({ description: 'the organization name (default: sandbox-<id>); must be unused' })),
     snapshot: Type.Optional(Type.String({ description: 'a snapshot to clone; without it the sandbox starts empty' })),
-    organization_id: Type.Optional(Type.String({ description: "the snapshot's organization (default: the admin key's)" })),
+    organization_id: Type.Optional(Type.String({ description: "the snapshot's organization: the admin key's own (the default) or one of its sandboxes" })),
   },
   { examples: [{ name: 'checkout-tests', snapshot: 'seeded' }] },
 );
@@ -41,15 +41,11 @@ export const SandboxWire = Type.Object(
 );
 
 export function renderSandbox(sandbox: Sandbox): Static<typeof SandboxWire> {
-  return {
-    ...renderSandboxOrg(sandbox.organization),
-    snapshot: sandbox.snapshot?.name ?? null,
-    ...(sandbox.apiKey ? { api_key: sandbox.apiKey } : {}),
-  };
+  return { ...renderSandboxOrg(sandbox.organization), ...(sandbox.apiKey ? { api_key: sandbox.apiKey } : {}) };
 }
 
 export function renderSandboxOrg(org: Organization): Static<typeof SandboxWire> {
-  return { id: org.id, type: 'tycho_sandbox', name: org.name, snapshot: null, created_at: org.createdAt };
+  return { id: org.id, type: 'tycho_sandbox', name: org.name, snapshot: org.snapshotName ?? null, created_at: org.createdAt };
 }
 
 export const SnapshotBody = Type.Object(

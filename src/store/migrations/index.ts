@@ -26,6 +26,7 @@ import * as fieldsByType from './0022-fields-by-type.ts';
 import * as webhookPendingIndexes from './0023-webhook-pending-indexes.ts';
 import * as webhookDeliveryByEndpoint from './0024-webhook-delivery-by-endpoint.ts';
 import * as schemaGuard from './0025-schema-guard.ts';
+import * as sandboxParents from './0026-sandbox-parents.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0023-webhook-pending-indexes': webhookPendingIndexes,
   '0024-webhook-delivery-by-endpoint': webhookDeliveryByEndpoint,
   '0025-schema-guard': schemaGuard,
+  '0026-sandbox-parents': sandboxParents,
 };
 
 /**

@@ -36,8 +36,12 @@ const FOUND_THROUGH: Partial<Record<WithOrgId, { parent: WithOrgId; column: stri
   webhook_attempts: { parent: 'webhook_endpoints', column: 'endpoint_id' },
 };
 
-/** Owned tables that are not the organization's data: its credentials and the toolkit's records about it. */
-const OUTSIDE_STATE: readonly WithOrgId[] = ['api_keys', 'org_clocks', 'snapshots', 'request_journal'];
+/**
+ * Owned tables that are not the organization's data: its credentials and the toolkit's records about it. The
+ * Idempotency-Key answers among them: a restore or reset retried with its key must find its own claim (a
+ * restore replacing them ran again and undid the writes since), and a clone must not replay its source's.
+ */
+const OUTSIDE_STATE: readonly WithOrgId[] = ['api_keys', 'org_clocks', 'snapshots', 'request_journal', 'idempotency_keys'];
 
 /** The column naming a file's contents in the blob store, in any table. */
 const BLOB_KEY = 'blob_key';

@@ -9,12 +9,17 @@ const toOrganization = (row: Selectable<OrganizationsTable>): Organization => ({
   name: row.name,
   createdAt: row.created_at,
   sandbox: row.sandbox === 1,
+  ...(row.parent_id !== null ? { parentId: row.parent_id } : {}),
+  ...(row.snapshot_name !== null ? { snapshotName: row.snapshot_name } : {}),
 });
 
 export function organizationRepo(db: Kysely<Database>): OrganizationRepo {
   return {
     async insert(org) {
-      await db.insertInto('organizations').values({ id: org.id, name: org.name, created_at: org.createdAt, sandbox: org.sandbox ? 1 : 0 }).execute();
+      await db
+        .insertInto('organizations')
+        .values({ id: org.id, name: org.name, created_at: org.createdAt, sandbox: org.sandbox ? 1 : 0, parent_id: org.parentId ?? null, snapshot_name: org.snapshotName ?? null })
+        .execute();
     },
     async findByName(name) {
       const row = await db.selectFrom('organizations').selectAll().where('name', '=', name).executeTakeFirst();
@@ -26,6 +31,10 @@ export function organizationRepo(db: Kysely<Database>): OrganizationRepo {
     },
     async list() {
       const rows = await db.selectFrom('organizations').selectAll().orderBy('id').execute();
+      return rows.map(toOrganization);
+    },
+    async sandboxesOf(parentId) {
+      const rows = await db.selectFrom('organizations').selectAll().where('parent_id', '=', parentId).orderBy('id').execute();
       return rows.map(toOrganization);
     },
   };

@@ -10,6 +10,9 @@ export interface OrganizationsTable {
   created_at: string;
   /** 1 for a sandbox made through the toolkit (migration 0016). */
   sandbox: Generated<number>;
+  /** A sandbox's: the organization whose admin key made it, and the snapshot it was cloned from (migration 0026). */
+  parent_id: string | null;
+  snapshot_name: string | null;
 }
 
 export interface ApiKeysTable {
