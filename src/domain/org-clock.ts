@@ -6,6 +6,8 @@ import type { ClockSetting } from './ports/toolkit-store.ts';
 import type { Store } from './ports/store.ts';
 import { runDueWork, type DueWork } from './due-work.ts';
 import { changeCache } from './change-cache.ts';
+import { recordLock } from './locks.ts';
+import { parseDateTime } from './field-types/dates.ts';
 
 /** The clock a setting describes; a running one moves with `base`. */
 export function clockOf(setting: ClockSetting, base: Clock): Clock {
@@ -71,8 +73,10 @@ export type ClockChange =
 const MAX_ADVANCE_MS = 10 * 366 * 24 * 3600 * 1000;
 
 function instant(value: string, pointer: string): number {
-  const ms = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(ms) || ms < 0 || ms > Date.parse('9999-12-31T23:59:59.999Z')) {
+  // Read as a body's date-times are: a zone is required and the date must exist (no rolling 02-31 into March).
+  const iso = parseDateTime(value);
+  const ms = iso === null ? Number.NaN : Date.parse(iso);
+  if (Number.isNaN(ms) || ms < 0 || ms > Date.parse('9999-12-31T23:59:59.999Z')) {
     throw invalidAt(pointer, `${pointer.slice(1)} must be an ISO 8601 date-time with a time zone between 1970 and 9999, such as "2030-01-01T09:00:00Z"; got ${JSON.stringify(value)}`);
   }
   return ms;
@@ -92,41 +96,46 @@ export async function getClock(store: Store, orgId: string, base: Clock): Promis
   return stateOf(await store.clocks.find(orgId), base);
 }
 
-/**
- * Changes the organization's clock, then (when time moved forward) runs the work that became due, with the new
- * time, before returning. Later requests of the organization, in every process, read the new clock.
- */
-export async function changeClock(store: Store, orgId: string, change: ClockChange, base: Clock, work: DueWork): Promise<ClockState> {
-  const before = await store.clocks.find(orgId);
+/** The setting a change makes of the current one; `current` is the organization's time before it. */
+function nextSetting(before: ClockSetting | undefined, change: ClockChange, base: Clock): { current: number; next: ClockSetting | undefined } {
   const current = before ? clockOf(before, base)().getTime() : base().getTime();
   const real = base().getTime();
-  let next: ClockSetting | undefined;
+  const running = (to: number): ClockSetting => ({ frozenAt: null, offsetMs: to - real });
+  const frozenAt = (to: number): ClockSetting => ({ frozenAt: new Date(to).toISOString(), offsetMs: 0 });
   switch (change.action) {
     case 'freeze':
-      next = { frozenAt: new Date(change.at === undefined ? current : instant(change.at, '/at')).toISOString(), offsetMs: 0 };
-      break;
+      return { current, next: frozenAt(change.at === undefined ? current : instant(change.at, '/at')) };
     case 'set': {
       const to = instant(change.to, '/to');
-      const frozen = change.frozen ?? before?.frozenAt != null;
-      next = frozen ? { frozenAt: new Date(to).toISOString(), offsetMs: 0 } : { frozenAt: null, offsetMs: to - real };
-      break;
+      return { current, next: (change.frozen ?? before?.frozenAt != null) ? frozenAt(to) : running(to) };
     }
     case 'advance': {
       if (!Number.isSafeInteger(change.milliseconds) || change.milliseconds < 0 || change.milliseconds > MAX_ADVANCE_MS) {
         throw invalidAt('/milliseconds', `the advance must be a whole number of milliseconds from 0 to ${MAX_ADVANCE_MS} (10 years); got ${change.milliseconds}`);
       }
       const to = current + change.milliseconds;
-      next = before?.frozenAt != null ? { frozenAt: new Date(to).toISOString(), offsetMs: 0 } : { frozenAt: null, offsetMs: to - real };
-      break;
+      return { current, next: before?.frozenAt != null ? frozenAt(to) : running(to) };
     }
     case 'resume':
-      next = { frozenAt: null, offsetMs: current - real };
-      break;
+      return { current, next: running(current) };
     case 'release':
-      next = undefined;
+      return { current, next: undefined };
   }
-  if (next) await store.clocks.save(orgId, next);
-  else await store.clocks.remove(orgId);
+}
+
+/**
+ * Changes the organization's clock, then (when time moved forward) runs the work that became due, with the new
+ * time, before returning. Later requests of the organization, in every process, read the new clock.
+ */
+export async function changeClock(store: Store, orgId: string, change: ClockChange, base: Clock, work: DueWork): Promise<ClockState> {
+  // Read and written under the clock's lock: concurrent advances add up, in any number of processes.
+  const { current, next } = await store.transaction(async (tx) => {
+    await tx.lock([recordLock('clock', orgId)]);
+    const planned = nextSetting(await tx.clocks.find(orgId), change, base);
+    if (planned.next) await tx.clocks.save(orgId, planned.next);
+    else await tx.clocks.remove(orgId);
+    return planned;
+  });
   const clock = next ? clockOf(next, base) : base;
   // The rest of this request already runs on the new time when it runs in a context (the clock was
   // controlled before); one that starts controlling it has only its answer left, made from the new setting.

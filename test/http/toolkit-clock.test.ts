@@ -148,6 +148,24 @@ for (const engine of ENGINES) {
       const tooFar = await clock('/advance', { days: 100_000 });
       assert.equal(tooFar.status, 422, tooFar.text);
       assert.equal(errorOf(tooFar).source?.pointer, '/milliseconds');
+      // Regression: read in the server's zone, or rolled over into the next month.
+      for (const [path, body, pointer] of [
+        ['/set', { to: '2030-01-01T09:00:00' }, '/to'],
+        ['/set', { to: '2030-02-31T00:00:00Z' }, '/to'],
+        ['/freeze', { at: '2031-04-31T10:00:00Z' }, '/at'],
+      ] as const) {
+        const res = await clock(path, body);
+        assert.equal(res.status, 422, `${path} ${JSON.stringify(body)}: ${res.text}`);
+        assert.equal(errorOf(res).source?.pointer, pointer);
+      }
+    });
+
+    it('concurrent advances add up (each reads the clock the one before it left)', async () => {
+      const start = (await clock('/freeze', { at: T0 })).body.now;
+      const answers = await Promise.all(Array.from({ length: 10 }, () => clock('/advance', { minutes: 1 })));
+      for (const res of answers) assert.equal(res.status, 200, res.text);
+      const now = (await h.get('/v0/tycho/clock', { key })).body.now;
+      assert.equal(Date.parse(now) - Date.parse(start), 10 * 60_000);
     });
   });
 
