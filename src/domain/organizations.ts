@@ -1,6 +1,6 @@
 // Organizations (tenants): every API key, collection and item belongs to exactly one. A new organization is
 // born with the system collections.
-import { AppError } from './errors.ts';
+import { AppError, invalidAt } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { createCollectionWithFields } from './collections.ts';
@@ -21,10 +21,12 @@ export interface Organization {
 
 export const DEFAULT_ORG_NAME = 'default';
 
-export function checkOrganizationName(name: string): string {
+/** An organization name, trimmed; `pointer` names it in a request body (a sandbox's `/name`). */
+export function checkOrganizationName(name: string, pointer?: string): string {
   const trimmed = name.trim();
   if (trimmed.length === 0 || trimmed.length > 100) {
-    throw new AppError('validation_failed', 'organization name must be 1 to 100 characters');
+    const detail = `organization name must be 1 to 100 characters, not blank; got ${trimmed.length} after trimming spaces`;
+    throw pointer === undefined ? new AppError('validation_failed', detail) : invalidAt(pointer, detail);
   }
   return trimmed;
 }

@@ -34,7 +34,7 @@ export interface Sandbox {
 export async function createSandbox(store: Store, blobs: BlobStore, principal: Principal, input: SandboxInput, clock?: Clock): Promise<Sandbox> {
   requireAdmin(principal);
   const id = newId();
-  const name = input.name === undefined ? `sandbox-${id}` : checkOrganizationName(input.name);
+  const name = input.name === undefined ? `sandbox-${id}` : checkOrganizationName(input.name, '/name');
   if (await store.organizations.findByName(name)) {
     throw new AppError('conflict', `an organization named ${JSON.stringify(name)} already exists; choose another name or leave name out`);
   }

@@ -127,13 +127,18 @@ for (const engine of ENGINES) {
       assert.ok(list.body.data.some((s: { id: string }) => s.id === sandbox.id));
     });
 
-    it('a name in use is a 409; an unknown snapshot is a 422 at /snapshot', async () => {
+    it('a name in use is a 409; an unknown snapshot is a 422 at /snapshot, a blank or long name at /name', async () => {
       await newSandbox(h, { name: `taken-${engine}` });
       const taken = await h.post('/v0/tycho/admin/sandboxes', { name: `taken-${engine}` }, admin);
       assert.equal(taken.status, 409, taken.text);
       const missing = await h.post('/v0/tycho/admin/sandboxes', { snapshot: 'nope' }, admin);
       assert.equal(missing.status, 422, missing.text);
       assert.equal(errorOf(missing).source?.pointer, '/snapshot');
+      for (const name of ['', '   ', 'x'.repeat(300)]) {
+        const bad = await h.post('/v0/tycho/admin/sandboxes', { name }, admin);
+        assert.equal(bad.status, 422, bad.text);
+        assert.equal(errorOf(bad).source?.pointer, '/name');
+      }
     });
 
     it('a sandbox cloned from a snapshot has the same data under new ids, links and files included, and is independent', async () => {

@@ -7,13 +7,14 @@ import { timestamp } from '../../domain/clock.ts';
 import type { JournalBuffer } from '../journal-buffer.ts';
 import { holdBody } from '../../domain/journal.ts';
 
-export const JOURNAL_PATH = '/v0/tycho/journal';
+/** The journal's own route, as Fastify names the route a request matched (whatever its spelling: `%6aournal`). */
+const JOURNAL_ROUTE = '/v0/tycho/journal';
 
 export function registerJournal(app: FastifyInstance, journal: JournalBuffer | undefined): void {
   if (!journal) return;
   app.addHook('onSend', async (request, reply, payload) => {
     // Before authentication succeeded there is no organization to file it under.
-    if (!request.principal || request.url.startsWith(JOURNAL_PATH)) return payload;
+    if (!request.principal || request.routeOptions.url === JOURNAL_ROUTE) return payload;
     const isMultipart = request.headers['content-type']?.startsWith('multipart/') ?? false;
     const requestBody = request.body !== undefined ? JSON.stringify(request.body) : isMultipart ? '[multipart body not recorded]' : undefined;
     const responseBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
