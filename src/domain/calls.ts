@@ -2,7 +2,7 @@
 // People items by phone (the `phone` field's index key) and to the person's organization (the first relation
 // field of People into Organizations); those matches and the call's tags are links, not columns. Creation
 // records `activity/call_occurred` at the call's start, with the matched people as actors.
-import { checkRecording, type Cue as GenericCue, type Recording as GenericRecording } from './recordings.ts';
+import { checkRecording, cueText, type Cue as GenericCue, type Recording as GenericRecording } from './recordings.ts';
 import { AppError, invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
@@ -99,7 +99,6 @@ const PARTICIPANT = 'call_participant';
 
 /** Provider call ids are identifiers: kept verbatim, at most this long (they are an index key). */
 const PROVIDER_ID_MAX = 255;
-const TEXT_MAX = 65_536;
 
 /** A value checked as a field value of that type would be; a problem is a 422 at `pointer`. */
 function checked(type: typeof telephone, pointer: string, what: string, value: string): string {
@@ -183,9 +182,7 @@ function checkTimeOrder(startAt: string, answeredAt: string | null, endAt: strin
 
 /** Every text of a transcript together stays within the body limit anyway; each cue's text is checked here. */
 function checkCueTexts(input: CallInput): void {
-  input.transcript?.cues.forEach((c, i) => {
-    if (longerThan(c.text, TEXT_MAX)) throw invalidAt(`/transcript/cues/${i}/text`, `text must be at most ${TEXT_MAX} characters`);
-  });
+  input.transcript?.cues.forEach((c, i) => cueText(c.text, `/transcript/cues/${i}/text`));
 }
 
 const pointerOf = (schema: CollectionSchema, id: string): ItemAssociation => ({

@@ -6,7 +6,7 @@ import { isCurrencyCode } from './currencies.ts';
 import type { ChoiceOption, FieldType } from './fields.ts';
 import type { Store } from './ports/store.ts';
 import type { StepInput } from './funnels.ts';
-import { longerThan } from './characters.ts';
+import { checkedName, longerThan } from './characters.ts';
 import { checkListSize } from './list-limits.ts';
 
 export interface OptionInput {
@@ -114,8 +114,7 @@ export function buildOptions(
   const ids = new Set<string>();
   return entries.map(({ input, at }) => {
     if (input.name === undefined) throw invalidAt(`${at}/name`, 'each entry needs a name, e.g. {"name": "High", "color": "red"}');
-    const name = input.name.trim();
-    if (name === '') throw invalidAt(`${at}/name`, 'a name must not be blank');
+    const name = checkedName(input.name, `${at}/name`);
     if (names.has(name.toLowerCase())) throw invalidAt(`${at}/name`, `name "${name}" appears twice; names must be distinct`);
     names.add(name.toLowerCase());
     const previous = input.id === undefined ? undefined : current.find((o) => o.id === input.id);

@@ -5,7 +5,7 @@ import { timestamp, type Clock } from './clock.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import { removeFunnelSteps } from './value-cleanup.ts';
 import type { Store } from './ports/store.ts';
-import { longerThan } from './characters.ts';
+import { checkedName } from './characters.ts';
 import { checkListSize } from './list-limits.ts';
 
 export const STEP_TYPES = ['active', 'success', 'failure'] as const;
@@ -44,8 +44,7 @@ export function buildSteps(inputs: StepInput[], pointer: string, current: Funnel
   checkListSize(pointer, inputs.length);
   const seen = new Set<string>();
   return inputs.map((input, i) => {
-    const name = input.name.trim();
-    if (name === '') throw invalidAt(`${pointer}/${i}/name`, 'a step name must not be blank');
+    const name = checkedName(input.name, `${pointer}/${i}/name`, 'a step name');
     if (input.id !== undefined) {
       if (!current.some((s) => s.id === input.id) || seen.has(input.id)) {
         throw invalidAt(`${pointer}/${i}/id`, `"${input.id}" is not a step of this funnel; omit id to add a new step`);
@@ -124,9 +123,4 @@ export async function deleteFunnel(store: Store, orgId: string, id: string): Pro
   }, orgId);
 }
 
-function checkFunnelName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed === '') throw invalidAt('/name', 'name must not be blank');
-  if (longerThan(trimmed, 255)) throw invalidAt('/name', 'name must be at most 255 characters');
-  return trimmed;
-}
+const checkFunnelName = (name: string): string => checkedName(name, '/name');

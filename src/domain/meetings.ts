@@ -7,7 +7,7 @@
 // are read (those shown, and a bounded batch of the organization's others), and by the periodic sweep `serve`
 // runs (recordMeetingsHeld). A conditional update of `held_at` decides who records it, so it is recorded
 // once, whatever the number of readers and processes.
-import { checkRecording, type Cue as GenericCue, type Recording as GenericRecording } from './recordings.ts';
+import { checkRecording, cueText, type Cue as GenericCue, type Recording as GenericRecording } from './recordings.ts';
 import { invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, systemClock, type Clock } from './clock.ts';
@@ -331,7 +331,7 @@ export async function updateMeeting(store: Store, orgId: string, id: string, pat
         cues: t.cues.map((cue, i) => {
           if (!(cue.from >= 0)) throw invalidAt(`/transcript/cues/${i}/from`, 'a cue starts at `from` seconds from the start of the meeting, 0 or more');
           if (!(cue.to >= cue.from)) throw invalidAt(`/transcript/cues/${i}/to`, 'a cue runs from `from` to `to` seconds, with from ≤ to');
-          return { from: cue.from, to: cue.to, text: cue.text, speaker: text(cue.speaker, `/transcript/cues/${i}/speaker`, 1024) };
+          return { from: cue.from, to: cue.to, text: cueText(cue.text, `/transcript/cues/${i}/text`), speaker: text(cue.speaker, `/transcript/cues/${i}/speaker`, 1024) };
         }),
       };
     }

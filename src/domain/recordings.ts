@@ -2,6 +2,7 @@
 import { invalidAt } from './errors.ts';
 import { ValueProblem } from './field-types/index.ts';
 import { url } from './field-types/text.ts';
+import { longerThan } from './characters.ts';
 
 /** A recording the provider holds; only its address and type are kept. */
 export interface Recording<ContentType extends string = string> {
@@ -45,6 +46,15 @@ export function checkRecording<C extends string>(input: RecordingInput, pointer:
     throw invalidAt(`${pointer}/url`, `url must be an http or https URL where the recording can be fetched, such as "https://example.com/recording.mp3"; got ${JSON.stringify(input.url)}`);
   }
   return { contentType, providerId: input.provider_id, url: address };
+}
+
+/** The longest text of one transcript cue. */
+const CUE_TEXT_MAX = 65_536;
+
+/** A cue's text as a request gives it: at most CUE_TEXT_MAX characters, else a 422 at `pointer`. */
+export function cueText(text: string, pointer: string): string {
+  if (longerThan(text, CUE_TEXT_MAX)) throw invalidAt(pointer, `text must be at most ${CUE_TEXT_MAX} characters; split a longer passage into several cues`);
+  return text;
 }
 
 /** A transcript cue: seconds from the start, the text, and who spoke (each resource says how). */

@@ -9,7 +9,7 @@ import type { Page, PageRequest } from './pagination.ts';
 import type { LinkTarget, Store } from './ports/store.ts';
 import { ASSOCIATION } from './associations.ts';
 import { recordLock } from './locks.ts';
-import { longerThan } from './characters.ts';
+import { checkedName } from './characters.ts';
 
 export type Tag = ChoiceOption;
 
@@ -118,12 +118,7 @@ async function withAssociations(store: Store, orgId: string, records: Omit<Tagse
   return records.map((r) => ({ ...r, associations: (links.get(r.id) ?? []).map(toAssociation) }));
 }
 
-function checkName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed === '') throw invalidAt('/name', 'name must not be blank');
-  if (longerThan(trimmed, 255)) throw invalidAt('/name', 'name must be at most 255 characters');
-  return trimmed;
-}
+const checkName = (name: string): string => checkedName(name, '/name');
 
 async function checkAssociations(store: Store, orgId: string, inputs: { type: string; id?: string }[]): Promise<TagsetAssociation[]> {
   const result: TagsetAssociation[] = [];

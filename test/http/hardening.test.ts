@@ -89,6 +89,16 @@ for (const engine of ENGINES) {
       assert.equal((await h.post('/v0/tagsets', { name: 'Fits', tags: many(1000, 'T') })).status, 201);
     });
 
+    it('names of tags, funnel steps and choice options are at most 255 characters, like the names of what holds them (were unbounded)', async () => {
+      const long = 'n'.repeat(256);
+      expectError(await h.post('/v0/tagsets', { name: 'Named', tags: [{ name: 'ok' }, { name: long }] }), 422, { pointer: '/tags/1/name' });
+      expectError(await h.post('/v0/funnels', { name: 'Named', steps: [{ name: long, step_type: 'active' }] }), 422, { pointer: '/steps/0/name' });
+      expectError(await h.post('/v0/collections/people/fields', { type: 'field/choice', name: 'Named', options: [{ name: long }] }), 422, { pointer: '/options/0/name' });
+      // 255 characters, an emoji counting as one, fit.
+      const fits = await h.post('/v0/tagsets', { name: 'Fits 255', tags: [{ name: `${'n'.repeat(254)}🙂` }] });
+      assert.equal(fits.status, 201, fits.text);
+    });
+
     it('a deeply nested body is refused before parsing, in linear time (no quadratic walk, no stack overflow)', async () => {
       for (const payload of ['['.repeat(200_000) + ']'.repeat(200_000), `{"steps":${'['.repeat(101)}"\\u0000"${']'.repeat(101)}}`]) {
         const res = await h.request('POST', '/v0/funnels', { payload, headers: { 'content-type': 'application/json' } });

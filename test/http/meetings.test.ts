@@ -251,6 +251,8 @@ for (const engine of ENGINES) {
       });
       assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { transcript: { provider: 'r', provider_id: 't', cues: [{ from: 3, to: 1, text: 'x' }] } }), '/transcript/cues/0/to');
       assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { transcript: { provider: 'r', provider_id: 't', cues: [{ from: -1, to: 1, text: 'x' }] } }), '/transcript/cues/0/from');
+      // As long as a call's cue may be, no longer (was unbounded).
+      assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { transcript: { provider: 'r', provider_id: 't', cues: [{ from: 0, to: 1, text: 'x'.repeat(65_537) }] } }), '/transcript/cues/0/text');
     });
 
     it('PATCH tags: only tags of tagsets available on meetings; omitted = unchanged, [] = clear', async () => {
