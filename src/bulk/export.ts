@@ -36,7 +36,7 @@ async function allCollectionRefs(store: Store, orgId: string): Promise<string[]>
   let after: Position | undefined;
   for (;;) {
     const page = await listCollections(store, orgId, { limit: 100, ...(after ? { after } : {}) });
-    refs.push(...page.rows.map((c) => c.ref));
+    refs.push(...page.rows.map((c) => c.collection.ref));
     if (!page.hasNext || !page.end) return refs;
     after = page.end;
   }

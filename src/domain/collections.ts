@@ -138,8 +138,13 @@ export async function getCollection(store: Store, orgId: string, idOrRef: string
   return { collection: parts.collection, fields: await fields };
 }
 
-export function listCollections(store: Store, orgId: string, page: PageRequest): Promise<Page<Collection>> {
-  return store.collections.list(orgId, page);
+/**
+ * A page of collections, each with its fields as a retrieve shows them: the reference allows list elements
+ * with or without `fields`, and the TypeScript SDK types them with (reading `fields` of one without throws).
+ */
+export async function listCollections(store: Store, orgId: string, page: PageRequest): Promise<Page<CollectionWithFields>> {
+  const found = await store.collections.list(orgId, page);
+  return { ...found, rows: await Promise.all(found.rows.map((c) => getCollection(store, orgId, c.id))) };
 }
 
 function checkName(name: string): string {

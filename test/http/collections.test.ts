@@ -10,7 +10,7 @@ for (const engine of ENGINES) {
     });
     after(() => h.close());
 
-    it('lists the four system collections without fields', async () => {
+    it('lists the four system collections, each with its fields as a retrieve shows them (the TypeScript SDK reads them)', async () => {
       const res = await h.get('/v0/collections');
       assert.equal(res.status, 200);
       assert.equal(res.body.type, 'list');
@@ -23,7 +23,8 @@ for (const engine of ENGINES) {
         assert.equal(typeof c.icon_name, 'string');
         assert.match(c.id, /^[1-9A-HJ-NP-Za-km-z]{22}$/);
         assert.match(c.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-        assert.equal(c.fields, undefined);
+        assert.deepEqual(c, (await h.get(`/v0/collections/${c.id}`)).body);
+        assert.ok(c.fields.some((f: any) => f.ref === 'name'));
       }
     });
 

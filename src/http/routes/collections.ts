@@ -1,15 +1,8 @@
-// /v0/collections: list, create, retrieve (with fields; views with include[]=views), update.
+// /v0/collections: list and retrieve (with fields; views with include[]=views on retrieve), create, update.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createCollection, getCollection, listCollections, updateCollection } from '../../domain/collections.ts';
 import { IdOrRefParams, ListOf, PageQuery, doc } from '../schemas/common.ts';
-import {
-  CollectionSummary,
-  CollectionWire,
-  CreateCollectionBody,
-  UpdateCollectionBody,
-  renderCollection,
-  renderCollectionSummary,
-} from '../schemas/collections.ts';
+import { CollectionWire, CreateCollectionBody, UpdateCollectionBody, renderCollection } from '../schemas/collections.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { Type } from 'typebox';
 import { Include, includesOf } from '../list-query.ts';
@@ -20,7 +13,7 @@ const RetrieveQuery = Type.Object({ include: Include(['views']) });
 
 const docs = {
   listCollections: doc('Collections', 'List collections',
-    'The collections of the organization (system collections first), without their fields.'),
+    'The collections of the organization (system collections first), each with its fields.'),
   createCollection: doc('Collections', 'Create a collection',
     'Creates a custom collection; its ref is derived from the name. It starts with the system fields.'),
   retrieveCollection: doc('Collections', 'Retrieve a collection',
@@ -30,9 +23,9 @@ const docs = {
 };
 
 export const collectionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {
-  app.get('/collections', { schema: { ...docs.listCollections, querystring: PageQuery, response: { 200: ListOf(CollectionSummary) } } }, async (req) => {
+  app.get('/collections', { schema: { ...docs.listCollections, querystring: PageQuery, response: { 200: ListOf(CollectionWire) } } }, async (req) => {
     const page = await listCollections(store, req.principal.orgId, listing.page(req, req.query, 'collections'));
-    return listing.envelope(req, 'collections', page, renderCollectionSummary);
+    return listing.envelope(req, 'collections', page, renderCollection);
   });
 
   app.post('/collections', { schema: { ...docs.createCollection, body: CreateCollectionBody, response: { 201: CollectionWire } } }, async (req, reply) => {
