@@ -1,7 +1,7 @@
 // Snapshots of an organization's whole state (every row of every table it owns, files' bytes included), saved
-// under a name and restored in place: after a restore every id, cursor and Idempotency-Key behaves as it did
-// when the snapshot was taken. Reset empties the organization back to its initial state (system collections
-// only). Its API keys, clock, snapshots and request journal are not state: they survive both.
+// under a name and restored in place: after a restore every id and cursor behaves as it did when the snapshot
+// was taken. Reset empties the organization back to its initial state (system collections only). Its API
+// keys, clock, snapshots, request journal and Idempotency-Key answers are not state: they survive both.
 import { AppError, invalidAt } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';

@@ -80,8 +80,9 @@ interface RouteSchema {
 function errorStatuses(url: string, method: string, schema: RouteSchema, access: unknown): number[] {
   const authenticated = url.startsWith('/v0/');
   const writes = method !== 'GET' && method !== 'HEAD' && access !== 'read';
-  // Any request can be malformed (a bad URL encoding, a parameter or body of the wrong shape).
-  const statuses = new Set<number>([400, 500, 503]);
+  // Any request can be malformed (a bad URL encoding, a parameter or body of the wrong shape), and any may
+  // carry a body: too large (413) or of a media type no route reads (415), whatever its route takes.
+  const statuses = new Set<number>([400, 413, 415, 500, 503]);
   if (authenticated) [401, 429].forEach((s) => statuses.add(s));
   if (authenticated && writes) statuses.add(403);
   if (schema.params) statuses.add(404);

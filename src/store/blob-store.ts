@@ -1,21 +1,21 @@
 // File contents on the local disk (TYCHO_BLOB_URL unset or a directory): one file per blob under a root
 // directory. A blob is written to a temporary name and renamed once whole, so a reader never sees half of one.
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { access, constants, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Readable, type Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { serviceUnavailable } from '../domain/errors.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 
 /**
- * The upload's own failure (too large, malformed) as is; anything else is the store failing (503). A failing
- * `destination` also errors `data` (the pipeline passes its error on), so it is asked first.
+ * The upload's own failure (too large, malformed) as is; anything else is the store failing (503). The
+ * pipeline passes the first failure on to every stream, so `data` is errored either way: `storeFailed` says
+ * whether the store's side failed first.
  */
-export function storeFailure(data: Readable, error: unknown, destination?: Writable): unknown {
-  if (destination?.errored) return serviceUnavailable(destination.errored);
-  return data.errored ?? serviceUnavailable(error);
+export function storeFailure(data: Readable, error: unknown, storeFailed = false): unknown {
+  return (!storeFailed && data.errored) || serviceUnavailable(error);
 }
 
 /** The keys Tycho makes (`<org>/<id>`, `<org>/attachments/<id>`): safe as relative paths. */
@@ -34,16 +34,18 @@ export function localBlobStore(root: string): BlobStore {
     async put(key, data) {
       const target = path(key);
       const partial = `${target}.${randomBytes(6).toString('hex')}.part`;
-      let file: WriteStream | undefined;
+      let fileFailed = false;
       try {
         await mkdir(dirname(target), { recursive: true });
-        file = createWriteStream(partial);
+        const file = createWriteStream(partial);
+        // The file's own failure (a directory that cannot be written), not the upload's passed on to it.
+        file.once('error', () => (fileFailed ||= !data.errored));
         await pipeline(data, file);
         await rename(partial, target);
         return file.bytesWritten;
       } catch (error) {
         await rm(partial, { force: true }).catch(() => {});
-        throw storeFailure(data, error, file);
+        throw storeFailure(data, error, fileFailed);
       }
     },
     async get(key) {

@@ -6,10 +6,11 @@
 //   `invalid_state` (the target's state refuses the request); a 400 about a query
 //   parameter, a header or a cursor names it in `source.parameter`;
 // - every 409 carries `x-should-retry: false`;
+// - every status is one the OpenAPI document lists for the operation (runner.ts, checkDocumented);
 // - a request that failed wrote nothing (checked by the caller with database fingerprints).
 import type { WireResponse } from './harness.ts';
 
-export type ViolationKind = '5xx' | 'hang' | 'slow' | 'envelope' | 'source' | 'data-changed' | 'access';
+export type ViolationKind = '5xx' | 'hang' | 'slow' | 'envelope' | 'source' | 'data-changed' | 'access' | 'undocumented';
 
 export interface Violation {
   kind: ViolationKind;

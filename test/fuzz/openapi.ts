@@ -35,6 +35,8 @@ export interface Operation {
   body?: Schema;
   /** Needs no bearer token (health, downloads). */
   public: boolean;
+  /** The statuses the document says the operation answers. */
+  statuses: Set<number>;
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -61,6 +63,7 @@ export function operationsOf(document: any): Operation[] {
         headerParams: parameters.filter((p) => p.in === 'header'),
         ...(body ? { body } : {}),
         public: !path.startsWith('/v0/'),
+        statuses: new Set(Object.keys(op.responses ?? {}).map(Number)),
       });
     }
   }

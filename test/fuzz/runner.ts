@@ -114,7 +114,7 @@ export class Session {
       const what = error ? `${error.code ?? ''} ${error.source ? JSON.stringify(error.source) : ''} ${error.detail ?? ''}` : '';
       appendFileSync(process.env.FUZZ_LOG, `${op.name}\t${response.status}\t${Math.round(response.ms)}ms\t${abbreviate(materialized.request.url, 200)}\t${abbreviate(what, 300)}\n`);
     }
-    const violations = [...checkResponse(response, this.config.slowMs, materialized.request.method), ...checkAccess(op, spec, response)];
+    const violations = [...checkResponse(response, this.config.slowMs, materialized.request.method), ...checkAccess(op, spec, response), ...checkDocumented(op, spec, response)];
     const failed = response.status < 200 || response.status >= 300;
     if (response.hung) {
       // Still running somewhere: nothing can be said about the data now.
@@ -140,6 +140,12 @@ export class Session {
  * Keys and tenancy (docs/behaviour.md, "Authentication and tenancy"): no key or a bad one → 401; a read-only
  * key never writes; another organization's key never reaches this organization's records (404, not 2xx).
  */
+/** An answer of the operation's own method is one of the statuses its document lists (clients generate code from them). */
+function checkDocumented(op: Operation, spec: RequestSpec, res: WireResponse): Violation[] {
+  if (res.hung || (spec.method ?? op.method) !== op.method || op.statuses.has(res.status)) return [];
+  return [{ kind: 'undocumented', message: `${res.status} is not among the statuses the OpenAPI document lists (${[...op.statuses].join(', ')})`, signature: `undocumented ${res.status}` }];
+}
+
 function checkAccess(op: Operation, spec: RequestSpec, res: WireResponse): Violation[] {
   if (op.public || res.hung || res.status < 200 || res.status >= 300) return [];
   const auth = spec.auth;

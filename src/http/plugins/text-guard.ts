@@ -74,7 +74,10 @@ export function registerTextGuard(app: FastifyInstance): void {
       const parameter = first! + rest.map((s) => `[${s}]`).join('');
       throw badParameter(parameter, textProblem(first!) === undefined ? `${parameter} ${inQuery.problem}` : `a query parameter's name ${inQuery.problem}`);
     }
-    const inBody = findBadText(request.body);
+    // A body is judged where the route reads one (a body schema, or media types it consumes); elsewhere it
+    // is ignored, as a stray body on a GET or on global search is.
+    const schema = request.routeOptions.schema;
+    const inBody = schema?.body !== undefined || schema?.consumes !== undefined ? findBadText(request.body) : undefined;
     if (inBody !== undefined) {
       const pointer = inBody.path.map((s) => `/${escapePointer(s)}`).join('');
       throw invalidAt(pointer, `${inBody.path.join('.') || 'the body'} ${inBody.problem}`);

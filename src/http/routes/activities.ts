@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getActivity, listActivities } from '../../domain/activity.ts';
-import { ListOf, doc } from '../schemas/common.ts';
+import { ListOf, doc, errorResponses } from '../schemas/common.ts';
 import { ActivityListQuery, ActivityWire, renderActivity } from '../schemas/activities.ts';
 import { legacyFilterHook } from '../list-query.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -16,7 +16,7 @@ const docs = {
 };
 
 export const activityRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing }) => {
-  app.get('/activities', { preValidation: legacyFilterHook, schema: { ...docs.listActivities, querystring: ActivityListQuery, response: { 200: ListOf(ActivityWire) } } }, async (req) => {
+  app.get('/activities', { preValidation: legacyFilterHook, schema: { ...docs.listActivities, querystring: ActivityListQuery, response: { 200: ListOf(ActivityWire), ...errorResponses(422) } } }, async (req) => {
     const { after, before, limit, ...filters } = req.query;
     const page = listing.page(req, { after, before, limit }, 'activities');
     return listing.envelope(req, 'activities', await listActivities(store, req.principal.orgId, filters, page), renderActivity);

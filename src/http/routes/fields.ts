@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { createField, deleteField, getField, updateField } from '../../domain/collection-fields.ts';
 import { CreateFieldBody, FieldParams, FieldWire, UpdateFieldBody, renderField } from '../schemas/fields.ts';
 import type { RouteDeps } from '../route-deps.ts';
-import { doc, NoContent } from '../schemas/common.ts';
+import { doc, errorResponses, NoContent } from '../schemas/common.ts';
 
 const docs = {
   createField: doc('Fields', 'Create a field',
@@ -39,7 +39,7 @@ export const fieldRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { s
     async (req) => renderField(await updateField(store, req.principal.orgId, req.params.collection_id, req.params.id, req.body, clock)),
   );
 
-  app.delete('/collections/:collection_id/fields/:id', { schema: { ...docs.deleteField, params: FieldParams, response: { 204: NoContent } } }, async (req, reply) => {
+  app.delete('/collections/:collection_id/fields/:id', { schema: { ...docs.deleteField, params: FieldParams, response: { 204: NoContent, ...errorResponses(422) } } }, async (req, reply) => {
     await deleteField(store, req.principal.orgId, req.params.collection_id, req.params.id);
     return reply.code(204).send();
   });

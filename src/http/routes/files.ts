@@ -32,7 +32,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
     return listing.envelope(req, 'files', { ...page, rows: await render(req, page.rows) }, (file) => file);
   });
 
-  app.post('/files', { schema: { ...docs.uploadFile, response: { 201: FileWire } } }, async (req, reply) => {
+  app.post('/files', { schema: { ...docs.uploadFile, consumes: ['multipart/form-data'], response: { 201: FileWire } } }, async (req, reply) => {
     const upload = await readUpload(req, contentSink(blobs, req.principal.orgId, 'file'));
     const [file] = await render(req, [await createFile(store, blobs, req.principal, upload, clock)]);
     return reply.code(201).send(file!);

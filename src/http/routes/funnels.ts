@@ -1,7 +1,7 @@
 // /v0/funnels: list, create, retrieve, update (steps replace), delete (refused while a stage field uses it).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createFunnel, deleteFunnel, getFunnel, listFunnels, updateFunnel } from '../../domain/funnels.ts';
-import { ListOf, PageQuery, doc, NoContent } from '../schemas/common.ts';
+import { ListOf, PageQuery, doc, errorResponses, NoContent } from '../schemas/common.ts';
 import { FunnelWire, renderFunnel } from '../schemas/fields.ts';
 import { CreateFunnelBody, FunnelParams, UpdateFunnelBody } from '../schemas/funnels.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -37,7 +37,7 @@ export const funnelRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
     renderFunnel(await updateFunnel(store, req.principal.orgId, req.params.id, req.body, clock)),
   );
 
-  app.delete('/funnels/:id', { schema: { ...docs.deleteFunnel, params: FunnelParams, response: { 204: NoContent } } }, async (req, reply) => {
+  app.delete('/funnels/:id', { schema: { ...docs.deleteFunnel, params: FunnelParams, response: { 204: NoContent, ...errorResponses(422) } } }, async (req, reply) => {
     await deleteFunnel(store, req.principal.orgId, req.params.id);
     return reply.code(204).send();
   });

@@ -19,7 +19,7 @@ import {
 } from '../../domain/inbox-messages.ts';
 import { addAttachment, attachmentsByMessage, removeAttachment } from '../../domain/message-attachments.ts';
 import { invalidAt } from '../../domain/errors.ts';
-import { ListOf, PageQuery, doc, NoContent, EXTENSIONS_TAG } from '../schemas/common.ts';
+import { ListOf, PageQuery, doc, errorResponses, NoContent, EXTENSIONS_TAG } from '../schemas/common.ts';
 import {
   AttachmentWire,
   CreateDraftBody,
@@ -127,7 +127,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
 
   app.post(
     '/inbox_messages/:id/attachments',
-    { schema: { ...docs.attachFileDraft, params: Params, response: { 201: AttachmentWire } } },
+    { schema: { ...docs.attachFileDraft, params: Params, consumes: ['multipart/form-data', 'application/json'], response: { 201: AttachmentWire } } },
     async (req, reply) => {
       const { orgId } = req.principal;
       // Multipart with a `file` part, or JSON / multipart naming an existing file by `file_id`.
@@ -154,7 +154,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
     },
   );
 
-  app.post('/tycho/inbox_messages/:id/send', { schema: { ...docs.markDraftAsSent, params: Params, response: { 200: MessageWire } } }, async (req) =>
+  app.post('/tycho/inbox_messages/:id/send', { schema: { ...docs.markDraftAsSent, params: Params, response: { 200: MessageWire, ...errorResponses(422) } } }, async (req) =>
     renderMessage(await sendDraft(store, req.principal, req.params.id, clock), { addresses: true }),
   );
 };

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { prepareQueryFor, serveItem, servePage, type PreparedQuery } from '../../domain/item-reads.ts';
 import { servedJson } from '../../domain/item-wire.ts';
 import { sendJson } from '../pagination.ts';
-import { ListOf, PageQuery, doc, NoContent } from '../schemas/common.ts';
+import { ListOf, PageQuery, doc, errorResponses, NoContent } from '../schemas/common.ts';
 import { createItem, deleteItem, updateItem, upsertItem } from '../../domain/item-writes.ts';
 import { mergeItems } from '../../domain/item-merge.ts';
 import { fieldByKey, type CollectionSchema } from '../../domain/collection-schema.ts';
@@ -60,7 +60,8 @@ export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
 
   app.get(
     '/collections/:collection_id/items',
-    { schema: { ...docs.listItems, params: CollectionParams, querystring: ItemListQuery, response: { 200: ListOf(ItemWire) } } },
+    // 422: a sort or include[] naming no field of the collection.
+    { schema: { ...docs.listItems, params: CollectionParams, querystring: ItemListQuery, response: { 200: ListOf(ItemWire), ...errorResponses(422) } } },
     async (req, reply) => {
       const { sort, include, ...pageQuery } = req.query;
       const { orgId } = req.principal;

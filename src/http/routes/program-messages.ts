@@ -22,7 +22,8 @@ export const programMessageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async 
           'Queues a message of an API-triggered, published program to `person.email` (matched or created in People), rendered with `custom_variables` and the person\'s values. Sending is asynchronous; outcomes are `activity/program_message_*` activities.',
         tags: ['Programs'],
         body: CreateProgramMessageBody,
-        response: { 202: ProgramMessageWire, ...errorResponses(400, 422) },
+        // 404: the template named does not exist.
+        response: { 202: ProgramMessageWire, ...errorResponses(400, 404, 422) },
       },
     },
     async (req, reply) => {

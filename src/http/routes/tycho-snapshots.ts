@@ -47,7 +47,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     {
       schema: toolkitSchema(
         'Restore a snapshot',
-        `${ACCESS} Replaces the organization's state by the snapshot's: every id, cursor and Idempotency-Key behaves as when it was taken. API keys, the clock, snapshots and the journal are kept.`,
+        `${ACCESS} Replaces the organization's state by the snapshot's: every id and cursor behaves as when it was taken. API keys, the clock, snapshots, the journal and Idempotency-Key answers are kept.`,
         [404],
         { params: Params, response: { 200: SnapshotWire } },
       ),
@@ -60,7 +60,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     {
       schema: toolkitSchema(
         'Reset the organization',
-        `${ACCESS} Deletes every record of the organization (files' contents included), leaving the system collections of a new organization. API keys, the clock, snapshots and the journal are kept.`,
+        `${ACCESS} Deletes every record of the organization (files' contents included), leaving the system collections of a new organization. API keys, the clock, snapshots, the journal and Idempotency-Key answers are kept.`,
         [],
         { response: { 204: NoContent } },
       ),

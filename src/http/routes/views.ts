@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createView, getView, prepareViewQuery, viewItems } from '../../domain/views.ts';
 import { getCollection } from '../../domain/collections.ts';
 import { includesOf } from '../list-query.ts';
-import { ListOf, doc, EXTENSIONS_TAG } from '../schemas/common.ts';
+import { ListOf, doc, errorResponses, EXTENSIONS_TAG } from '../schemas/common.ts';
 import { CollectionParams, ItemWire } from '../schemas/items.ts';
 import { servedJson } from '../../domain/item-wire.ts';
 import { sendJson } from '../pagination.ts';
@@ -27,7 +27,7 @@ export const viewRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { st
     return renderView(view, withCollection ? await getCollection(store, req.principal.orgId, view.collectionId) : undefined);
   });
 
-  app.get('/views/:id/items', { schema: { ...docs.listItemsView, params: ViewParams, querystring: ViewItemsQuery, response: { 200: ListOf(ItemWire) } } }, async (req, reply) => {
+  app.get('/views/:id/items', { schema: { ...docs.listItemsView, params: ViewParams, querystring: ViewItemsQuery, response: { 200: ListOf(ItemWire), ...errorResponses(422) } } }, async (req, reply) => {
     const { view, prepared } = await prepareViewQuery(store, req.principal.orgId, req.params.id);
     const list = `views/${view.id}/${prepared.orderSignature}`;
     const result = await viewItems(store, req.principal.orgId, prepared, listing.page(req, req.query, list));
