@@ -9,6 +9,8 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Database } from '../../src/store/sql/schema.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
+import type { Principal } from '../../src/domain/api-keys.ts';
+import { ensureOrganization } from '../../src/domain/organizations.ts';
 import { throwawayPostgres, type EngineName } from './harness.ts';
 
 /** A one-connection pool whose idle errors (a dropped database) do not crash the test process. */
@@ -70,4 +72,17 @@ export async function untilWaitingOnLock(raw: Kysely<Database>): Promise<void> {
     if (rows[0]!.n > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** Two stores on one database, as two processes would open them, and a writer of an organization in it. */
+export interface TwoWriters {
+  s: RawStore;
+  other: Store;
+  principal: Principal;
+}
+
+export async function twoWriters(engine: EngineName, organizationName: string): Promise<TwoWriters> {
+  const s = await openStoreWithRaw(engine);
+  const { organization } = await ensureOrganization(s.store, organizationName);
+  return { s, other: await s.another(), principal: { orgId: organization.id, scope: 'write', actor: { id: 'test', type: 'api_key' } } };
 }

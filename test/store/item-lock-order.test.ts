@@ -6,9 +6,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { openStoreWithRaw, untilWaitingOnLock, type RawStore } from '../helpers/raw-store.ts';
+import { twoWriters, untilWaitingOnLock, type RawStore } from '../helpers/raw-store.ts';
 import { ENGINES } from '../helpers/harness.ts';
-import { ensureOrganization } from '../../src/domain/organizations.ts';
 import { createField } from '../../src/domain/collection-fields.ts';
 import { createItem, deleteItem, updateItem, upsertItem } from '../../src/domain/item-writes.ts';
 import { REPLACE } from '../../src/domain/item-values.ts';
@@ -26,10 +25,7 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
     let other: Store;
     let principal: Principal;
     before(async () => {
-      s = await openStoreWithRaw(engine);
-      other = await s.another();
-      const { organization } = await ensureOrganization(s.store, 'item-lock-order');
-      principal = { orgId: organization.id, scope: 'write', actor: { id: 'test', type: 'api_key' } };
+      ({ s, other, principal } = await twoWriters(engine, 'item-lock-order'));
       await createField(s.store, principal.orgId, 'people', {
         type: 'field/relation',
         name: 'Employer',

@@ -4,9 +4,8 @@
 // SQLite's writers take turns, so only PostgreSQL can wait inside the match.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { openStoreWithRaw, untilWaitingOnLock, type RawStore } from '../helpers/raw-store.ts';
+import { twoWriters, untilWaitingOnLock, type RawStore } from '../helpers/raw-store.ts';
 import { ENGINES } from '../helpers/harness.ts';
-import { ensureOrganization } from '../../src/domain/organizations.ts';
 import { createItem, updateItem, upsertItem } from '../../src/domain/item-writes.ts';
 import { mergeItems } from '../../src/domain/item-merge.ts';
 import { REPLACE } from '../../src/domain/item-values.ts';
@@ -23,10 +22,7 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
     let other: Store;
     let principal: Principal;
     before(async () => {
-      s = await openStoreWithRaw(engine);
-      other = await s.another();
-      const { organization } = await ensureOrganization(s.store, 'upsert-lock-wait');
-      principal = { orgId: organization.id, scope: 'write', actor: { id: 'test', type: 'api_key' } };
+      ({ s, other, principal } = await twoWriters(engine, 'upsert-lock-wait'));
     });
     after(() => s.close());
 
