@@ -16,7 +16,7 @@ import { allTagsets, availableIn } from '../../domain/tagsets.ts';
 import { inboxesByIds } from '../../domain/inboxes.ts';
 import type { Store } from '../../domain/ports/store.ts';
 import { ListOf, PageQuery, doc } from '../schemas/common.ts';
-import { ConversationListElement, ConversationWire, renderConversation, renderMessage } from '../schemas/inbox-messages.ts';
+import { ConversationWire, renderConversation, renderMessage } from '../schemas/inbox-messages.ts';
 import { renderInbox } from '../schemas/inboxes.ts';
 import { idFilters, Include, includesOf, legacyFilterHook } from '../list-query.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -52,7 +52,7 @@ async function renderConversations(store: Store, orgId: string, conversations: C
 
 const docs = {
   listInboxConversations: doc('Inboxes', 'List inbox conversations',
-    'Conversations of the organization\'s inboxes in creation order: pointers, or with `include[]` (`inbox`, `messages`, `messages.addresses`, `addresses`, `tags`) whole conversations as retrieve shows them. Filter by `inbox_id[eq]` (or `inbox[]`) and `conversation_id[eq]`.'),
+    'Conversations of the organization\'s inboxes in creation order, whole, as retrieve shows them with the same `include[]` (`inbox`, `messages`, `messages.addresses`, `addresses`, `tags`). Filter by `inbox_id[eq]` (or `inbox[]`) and `conversation_id[eq]`.'),
   retrieveInboxConversation: doc('Inboxes', 'Retrieve an inbox conversation',
     'One conversation by id; `include[]` adds its `inbox`, `messages` and `messages.addresses` (older SDKs: `addresses`, everyone its messages were from or to, and `tags`, always present).'),
 };
@@ -62,18 +62,18 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
     '/inbox_conversations',
     {
       preValidation: legacyFilterHook,
-      schema: { ...docs.listInboxConversations, querystring: ListQuery, response: { 200: ListOf(ConversationListElement) } },
+      schema: { ...docs.listInboxConversations, querystring: ListQuery, response: { 200: ListOf(ConversationWire) } },
     },
     async (req) => {
       const { orgId } = req.principal;
       const { after, before, limit } = req.query;
-      const include = includesOf(req.query.include);
+      const include = includesOf(req.query.include) ?? new Set<string>();
       const filters = FILTERS.read(req.query);
       const where = { inboxIds: filters.inbox_id, conversationIds: filters.conversation_id };
       const list = inboxListName('inbox_conversations', where);
       const page = await listConversations(store, orgId, where, listing.page(req, { after, before, limit }, list));
-      // Without include[] a list holds pointers, as the newest API's does; with it, full conversations.
-      if (!include) return listing.envelope(req, list, page, (c) => ({ id: c.id, type: 'inbox_conversation' as const }));
+      // Whole conversations, a superset of the newest API's pointers: the TypeScript, Python and Go SDKs type
+      // list elements as whole conversations (reading a pointer's subject fails or comes back empty).
       const rendered = await renderConversations(store, orgId, page.rows, include);
       return listing.envelope(req, list, { ...page, rows: rendered }, (c) => c);
     },

@@ -23,7 +23,6 @@ import { ListOf, PageQuery, doc, errorResponses, NoContent, EXTENSIONS_TAG } fro
 import {
   AttachmentWire,
   CreateDraftBody,
-  MessageListElement,
   MessageWire,
   UpdateDraftBody,
   renderAttachment,
@@ -44,7 +43,7 @@ const ListQuery = Type.Object({ ...PageQuery.properties, ...FILTERS.properties, 
 
 const docs = {
   listInboxMessages: doc('Inboxes', 'List inbox messages',
-    'Messages of the organization\'s inboxes in creation order: pointers, or with `include[]` (`addresses`, `attachments`, `conversation`) whole messages as retrieve shows them. Filter by inbox and conversation.'),
+    'Messages of the organization\'s inboxes in creation order, whole, as retrieve shows them with the same `include[]` (`addresses`, `attachments`, `conversation`). Filter by inbox and conversation.'),
   createDraftMessage: doc('Inboxes', 'Create a draft message',
     'Creates a draft in a conversation (a new one when no conversation is given).'),
   retrieveInboxMessage: doc('Inboxes', 'Retrieve an inbox message',
@@ -86,17 +85,17 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
 
   app.get(
     '/inbox_messages',
-    { preValidation: legacyFilterHook, schema: { ...docs.listInboxMessages, querystring: ListQuery, response: { 200: ListOf(MessageListElement) } } },
+    { preValidation: legacyFilterHook, schema: { ...docs.listInboxMessages, querystring: ListQuery, response: { 200: ListOf(MessageWire) } } },
     async (req) => {
       const { after, before, limit } = req.query;
-      const include = includesOf(req.query.include);
+      const include = includesOf(req.query.include) ?? new Set<string>();
       const filters = FILTERS.read(req.query);
       const where = { inboxIds: filters.inbox_id, conversationIds: filters.conversation_id };
       // Named as before (inbox_messages/<inbox>/<conversation>), so cursors of earlier versions stay valid.
       const list = inboxListName('inbox_messages', { ...where, conversationIds: where.conversationIds ?? [] });
       const page = await listMessages(store, req.principal.orgId, where, listing.page(req, { after, before, limit }, list));
-      // Without include[] a list holds pointers, as the newest API's does; with it, full messages.
-      if (!include) return listing.envelope(req, list, page, (m) => ({ id: m.id, type: 'email_message' as const }));
+      // Whole messages, a superset of the newest API's pointers: the TypeScript, Python and Go SDKs type list
+      // elements as whole messages (reading a pointer's body fails or comes back empty).
       return listing.envelope(req, list, { ...page, rows: await renderMessages(req, page.rows, include) }, (m) => m);
     },
   );

@@ -1,8 +1,8 @@
 // Wire shapes of conversations, email messages, addresses and attachments (reference §5.7–5.8), the list
 // elements (pointers, or full objects when include[] asks for related ones), and the request bodies of drafts.
-import { Type, type Static, type TObject, type TProperties } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { Address, Attachment, Conversation, Message } from '../../domain/inbox-messages.ts';
-import { CollectionPointer, exampleOf, Timestamp } from './common.ts';
+import { CollectionPointer, Timestamp } from './common.ts';
 
 const ItemPointer = Type.Object({ id: Type.String(), type: Type.Literal('item'), collection: CollectionPointer });
 const Recipient = Type.Object({ email: Type.String(), name: Type.Optional(Type.String()) });
@@ -150,14 +150,6 @@ export const MessageWire = Type.Object(
 
 export const Pointer = (type: string) => Type.Object({ id: Type.String(), type: Type.Literal(type) });
 
-/** A list element: the pointer (`id`, `type`) always, the other properties when the full object is listed. */
-const pointerOrFull = (full: TObject) =>
-  Type.Object(Object.fromEntries(Object.entries(full.properties).map(([k, v]) => [k, k === 'id' || k === 'type' ? v : Type.Optional(v)])) as TProperties, {
-    examples: [exampleOf(full)],
-  });
-
-export const ConversationListElement = pointerOrFull(ConversationWire);
-export const MessageListElement = pointerOrFull(MessageWire);
 
 export interface ConversationExtras {
   inbox?: unknown;
