@@ -34,7 +34,7 @@ const programMessage: Shape = (p) => ({
   recipient: p.one('target', 'item') ?? p.one('actor', 'item'),
 });
 
-/** The extra properties of each activity type (reference §7.5). */
+/** The extra properties of each activity type (reference §7.5); GET /activities shows them too (activity.ts). */
 const SHAPES: Record<string, Shape> = {
   'activity/call_occurred': (p) => ({ call: p.one('object', 'call') }),
   'activity/file_created': (p) => ({ file: p.one('object', 'file'), related_item: p.one('target', 'item') }),
@@ -71,6 +71,12 @@ function messageExtras(type: string, facts: MessageFacts): Record<string, unknow
       return {};
   }
 }
+
+/** Every property a per-type shape may add: the wire schema of an activity lists them. */
+export const PER_TYPE_PROPERTIES = [
+  'item', 'note', 'related_item', 'related_items', 'related_meeting', 'file', 'call', 'message', 'meeting',
+  'source', 'destination', 'initiator', 'author', 'program_message', 'recipient',
+] as const;
 
 /** The body of the webhook (and feed entry) for an activity; `facts` are its program message's, if any. */
 export function webhookPayload(activity: Activity, facts?: MessageFacts): Record<string, unknown> {

@@ -87,7 +87,7 @@ for (const engine of ENGINES) {
     });
     after(() => h.close());
 
-    it('lists a list envelope of item_created activities with actor, object and target constituents', async () => {
+    it('lists a list envelope of item_created activities with actor, object and target constituents, and the per-type item pointer', async () => {
       const res = await h.get('/v0/activities');
       assert.equal(res.status, 200);
       assert.equal(res.body.type, 'list');
@@ -95,7 +95,9 @@ for (const engine of ENGINES) {
       assert.equal(res.body.data.length, 5);
       const people_ = { id: peopleId, type: 'collection', ref: 'people' };
       for (const activity of res.body.data) {
-        assert.deepEqual(Object.keys(activity).sort(), ['constituents', 'id', 'occurred_at', 'type']);
+        // `item` beside `constituents`: the per-type pointer of reference §7.5, the Python and Go SDKs' only way
+        // to the activity's item (was: constituents alone).
+        assert.deepEqual(Object.keys(activity).sort(), ['constituents', 'id', 'item', 'occurred_at', 'type']);
         assert.match(activity.id, ID);
         assert.equal(activity.type, 'activity/item_created');
         assert.match(activity.occurred_at, ISO_MS);
@@ -107,6 +109,7 @@ for (const engine of ENGINES) {
           { type: 'constituent', relation: 'object', entity: { id: person.id, type: 'item', collection: people_ } },
           { type: 'constituent', relation: 'target', entity: people_ },
         ]);
+        assert.deepEqual(activity.item, { id: person.id, type: 'item', collection: people_ });
       }
     });
 

@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { ACTIVITY_TYPES, documentedConstituents, type Activity } from '../../domain/activity.ts';
 import { filterGroup, operators } from '../list-query.ts';
 import { PageQuery, Timestamp } from './common.ts';
+import { PER_TYPE_PROPERTIES, webhookPayload } from '../../domain/webhook-events.ts';
 
 const ActivityType = Type.Union(ACTIVITY_TYPES.map((t) => Type.Literal(t)), { errorMessage: `must be an activity type such as activity/item_created` });
 const Relation = Type.Union([Type.Literal('actor'), Type.Literal('object'), Type.Literal('target')], { errorMessage: 'must be actor, object or target' });
@@ -24,11 +25,20 @@ export const ActivityListQuery = Type.Object({
   filter: filterGroup({ type: Types, occurred_at: Window, item_id: eq('item_id', Type.String({ minLength: 1 })) }),
 });
 
+/**
+ * Beside `constituents`, the per-type pointers of reference §7.5 (`item`, `note`, `related_items`…), as
+ * webhooks carry them: the Python and Go SDKs read activities only through them.
+ */
+const PerType = Object.fromEntries(
+  PER_TYPE_PROPERTIES.map((name) => [name, Type.Optional(Type.Unknown({ description: 'a pointer (array for related_items), or null; present for the activity types that have it (reference §7.5)' }))]),
+);
+
 export const ActivityWire = Type.Object(
   {
     id: Type.String(),
     type: Type.String(),
     occurred_at: Timestamp,
+    ...PerType,
     constituents: Type.Array(
       Type.Object({
         type: Type.Literal('constituent'),
@@ -50,11 +60,12 @@ export const ActivityWire = Type.Object(
             entity: { id: '1CLJt2v5NVwRc8nCqWZPnr', type: 'item', collection: { id: '1CLJt2v5L9yv2kFJKqB4ad', type: 'collection', ref: 'organizations' } },
           },
         ],
+        item: { id: '1CLJt2v5NVwRc8nCqWZPnr', type: 'item', collection: { id: '1CLJt2v5L9yv2kFJKqB4ad', type: 'collection', ref: 'organizations' } },
       },
     ],
   },
 );
 
 export function renderActivity(activity: Activity): Static<typeof ActivityWire> {
-  return { id: activity.id, type: activity.type, occurred_at: activity.occurredAt, constituents: documentedConstituents(activity.constituents) };
+  return { ...webhookPayload(activity), id: activity.id, type: activity.type, occurred_at: activity.occurredAt, constituents: documentedConstituents(activity.constituents) };
 }
