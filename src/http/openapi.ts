@@ -87,7 +87,10 @@ function errorStatuses(url: string, method: string, schema: RouteSchema, access:
   if (authenticated && writes) statuses.add(403);
   if (schema.params) statuses.add(404);
   if (schema.body || schema.consumes) [413, 415, 422].forEach((s) => statuses.add(s));
-  if (writes && authenticated && method !== 'DELETE') statuses.add(409);
+  // Any write may carry an Idempotency-Key: one first used with another request is a 422, one still being
+  // answered a 409 (domain/idempotency.ts); a write may also conflict with the data (a duplicate, a stale
+  // lock_version).
+  if (writes && authenticated) [409, 422].forEach((s) => statuses.add(s));
   // A route's own success answers stand; an error answer it declares is still shown as the shared envelope.
   for (const declared of Object.keys(schema.response ?? {}).map(Number)) {
     if (declared >= 400 && ERROR_RESPONSES[declared]) statuses.add(declared);
