@@ -602,4 +602,24 @@ for (const engine of ENGINES) {
       assert.equal((await all(h)).length, count);
     });
   });
+
+  describe(`activities carry the per-type pointers beside constituents (${engine})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await createHarness(engine);
+    });
+    after(() => h.close());
+
+    it('a note about an item: note, related_items and related_meeting (null), on the list and the retrieve alike', async () => {
+      const person = await createPerson(h, 'Noted');
+      const note = await h.post('/v0/notes', { body: 'About them', associations: [{ type: 'item', id: person.id }] });
+      assert.equal(note.status, 201, note.text);
+      const [activity] = await all(h, 'type[eq]=activity/note_created');
+      assert.deepEqual(activity.note, { id: note.body.id, type: 'note' });
+      assert.deepEqual(activity.related_items.map((i: any) => i.id), [person.id]);
+      assert.equal(activity.related_meeting, null);
+      assert.ok(Array.isArray(activity.constituents), 'constituents stay');
+      assert.deepEqual((await h.get(`/v0/activities/${activity.id}`)).body, activity);
+    });
+  });
 }

@@ -67,5 +67,6 @@ export const ActivityWire = Type.Object(
 );
 
 export function renderActivity(activity: Activity): Static<typeof ActivityWire> {
-  return { ...webhookPayload(activity), id: activity.id, type: activity.type, occurred_at: activity.occurredAt, constituents: documentedConstituents(activity.constituents) };
+  // id, type and occurred_at come with the per-type shape, as webhooks carry them.
+  return { ...(webhookPayload(activity) as { id: string; type: string; occurred_at: string }), constituents: documentedConstituents(activity.constituents) };
 }
