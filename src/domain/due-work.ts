@@ -8,7 +8,7 @@ import type { Mailer } from './ports/mailer.ts';
 import type { WebhookSender } from './ports/webhook-sender.ts';
 import { recordMeetingsHeld } from './meetings.ts';
 import { sendDue } from './program-messages.ts';
-import { deliverDue } from './webhook-delivery.ts';
+import { deliverDueAwaited } from './webhook-delivery.ts';
 import { pruneWebhookHistory } from './webhook-history.ts';
 
 export type DueRunner = (store: Store, options: { orgId: string; now: Date }) => Promise<unknown>;
@@ -35,7 +35,7 @@ export function dueWork(senders: DueWorkSenders): DueWork {
   return {
     ...SWEPT_WORK,
     program_messages: (store, { orgId, now }) => sendDue(store, { now: now.toISOString(), orgId, ...(mailer ? { mailer } : {}), ...(mailFrom ? { from: mailFrom } : {}) }),
-    ...(webhookSender ? { webhook_deliveries: (store, { orgId, now }) => deliverDue(store, webhookSender, { clock: () => now, orgId }) } : {}),
+    ...(webhookSender ? { webhook_deliveries: (store, { orgId, now }) => deliverDueAwaited(store, webhookSender, { clock: () => now, orgId }) } : {}),
   };
 }
 

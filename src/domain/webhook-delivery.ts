@@ -174,6 +174,29 @@ export async function deliverDue(store: Store, sender: WebhookSender, options: D
   return round;
 }
 
+/** How long `deliverDueAwaited` waits for another process's attempts: beyond the longest attempt (30 s). */
+const AWAIT_OTHERS_MS = 35e3;
+/** How often it looks whether they are done. */
+const AWAIT_POLL_MS = 20;
+
+/**
+ * Sends one organization's due deliveries (`options.orgId`, by its clock) and returns only once none of them
+ * is being sent elsewhere: an endpoint another process had leased when the round looked (a delivery thread
+ * mid-attempt) is waited for, and what it leaves due is sent here. Advancing a clock answers after this, so
+ * the retries it made due have been attempted by then, by whichever process.
+ */
+export async function deliverDueAwaited(store: Store, sender: WebhookSender, options: DeliverOptions & { orgId: string }): Promise<void> {
+  const owner = options.owner ?? newId();
+  const leaseClock = options.leaseClock ?? realClock;
+  const deadline = leaseClock().getTime() + AWAIT_OTHERS_MS;
+  for (;;) {
+    await deliverDue(store, sender, { ...options, owner });
+    const busy = await store.webhookEndpoints.leasedElsewhere(dueTimes(options.clock(), options), owner, leaseClock().toISOString());
+    if (!busy || leaseClock().getTime() >= deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, AWAIT_POLL_MS));
+  }
+}
+
 /** Runs `fn` over `items` with at most `size` calls in flight. */
 async function inPool<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { createHarness, ENGINES, errorOf, type Harness, type Response } from '../helpers/harness.ts';
 import { makeItem, text } from '../helpers/items.ts';
 import { makeEndpoint, manualClock, startReceiver, type Receiver } from '../helpers/webhooks.ts';
-import { deliverDue, DISABLE_AFTER_MS, RETRY_SCHEDULE_MS, writeRound, type RoundRecord } from '../../src/domain/webhook-delivery.ts';
+import { deliverDue, deliverDueAwaited, DISABLE_AFTER_MS, RETRY_SCHEDULE_MS, writeRound, type RoundRecord } from '../../src/domain/webhook-delivery.ts';
 import { recordActivity, constituent } from '../../src/domain/activity.ts';
 import { httpWebhookSender } from '../../src/webhook-sender.ts';
 import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
@@ -237,6 +237,29 @@ for (const engine of ENGINES) {
       assert.equal((await deliver({ owner: 'other' })).succeeded, 1);
       assert.equal(receiver.received.length, 3);
       assert.equal(new Set(receiver.received.map((r) => r.id)).size, 3);
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
+    it('deliverDueAwaited (an advance): waits while another process holds a due endpoint, then sends what it left due', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      await person('Awaited');
+      // Another process (a delivery thread) has leased the endpoint and not recorded anything yet.
+      const now = new Date().toISOString();
+      const claimed = await h.store.webhookEndpoints.claimDue({ due: { orgs: [{ orgId: h.orgId, now: clock().toISOString() }] }, owner: 'thread', leaseNow: now, leaseUntil: new Date(Date.now() + 60_000).toISOString(), keepUntil: now, limit: 10 });
+      assert.deepEqual(claimed.map((e) => e.id), [ep.id]);
+      let done = false;
+      const advance = deliverDueAwaited(h.store, sender, { clock, orgId: h.orgId, random: noJitter }).then(() => (done = true));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      assert.equal(done, false, 'still waiting for the lease');
+      assert.equal(receiver.received.length, 0);
+      // The other process lets go without sending: the waiting call sends the event itself before it returns.
+      await h.store.webhookEndpoints.releaseLease(ep.id, 'thread');
+      await advance;
+      assert.equal(receiver.received.length, 1);
+      // With nobody else holding it, the call returns after its own round.
+      await person('Awaited 2');
+      await deliverDueAwaited(h.store, sender, { clock, orgId: h.orgId, random: noJitter });
+      assert.equal(receiver.received.length, 2);
       await h.delete(`/v0/webhook_endpoints/${ep.id}`);
     });
 

@@ -334,6 +334,8 @@ export interface WebhookEndpointRepo {
   /** Extends `owner`'s lease; false when the lease was lost (expired and taken by another process). */
   renewLease(id: string, owner: string, leaseUntil: string): Promise<boolean>;
   releaseLease(id: string, owner: string): Promise<void>;
+  /** Whether an enabled endpoint with a delivery due by `due` is leased now (lease running past `leaseNow`) by another owner than `owner`. */
+  leasedElsewhere(due: DueTimes, owner: string, leaseNow: string): Promise<boolean>;
   /** Ends every lease `owner` holds (a worker stopping). */
   releaseLeases(owner: string): Promise<void>;
   /** Records the endpoint's failure state, and disables it when `disable` is set. */

@@ -4,6 +4,7 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { mapPage } from '../../domain/pagination.ts';
 import type { HistoryCutoff, WebhookDeliveryRepo, WebhookEndpointRepo } from '../../domain/ports/store.ts';
+import type { DueTimes } from '../../domain/due-times.ts';
 import type { EndpointStatus, WebhookEndpoint } from '../../domain/webhook-endpoints.ts';
 import type { WebhookAttempt } from '../../domain/webhook-delivery.ts';
 import { DUE_AT_ONCE, type DeliveryStatus, type WebhookDelivery } from '../../domain/webhook-outbox.ts';
@@ -68,6 +69,15 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
       .values(e.subscriptions.map((s) => ({ org_id: e.orgId, event_type: s.eventType, endpoint_id: e.id })))
       .execute();
   };
+  /** The endpoints of the earliest deliveries due by `due` (read from the due index alone). */
+  const dueEndpoints = (due: DueTimes) =>
+    db
+      .selectFrom('webhook_deliveries as d')
+      .select('d.endpoint_id')
+      .where('d.status', '=', PENDING)
+      .where(dueBy('d.org_id', 'd.next_attempt_at', due))
+      .orderBy('d.next_attempt_at')
+      .limit(CLAIM_WINDOW);
   return {
     async anyEnabled() {
       return (await db.selectFrom('webhook_endpoints').select('id').where('status', '=', 'enabled').limit(1).executeTakeFirst()) !== undefined;
@@ -113,14 +123,7 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
       return changedHere ? read() : cache.get(`${orgId}\u0000${eventType}`, read);
     },
     async claimDue(claim) {
-      // The endpoints of the earliest due deliveries (read from the due index alone).
-      const candidates = db
-        .selectFrom('webhook_deliveries as d')
-        .select('d.endpoint_id')
-        .where('d.status', '=', PENDING)
-        .where(dueBy('d.org_id', 'd.next_attempt_at', claim.due))
-        .orderBy('d.next_attempt_at')
-        .limit(CLAIM_WINDOW);
+      const candidates = dueEndpoints(claim.due);
       // Those `owner` holds a lease on already that lasts past `keepUntil`: taken back with a read. The
       // statement below leases only others, so the two never return the same endpoint.
       const kept = await db
@@ -167,6 +170,18 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
     },
     async releaseLease(id, owner) {
       await db.updateTable('webhook_endpoints').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+    },
+    async leasedElsewhere(due, owner, leaseNow) {
+      const row = await db
+        .selectFrom('webhook_endpoints')
+        .select('id')
+        .where('id', 'in', dueEndpoints(due))
+        .where('status', '=', 'enabled')
+        .where('lease_until', '>', leaseNow)
+        .where('lease_owner', '<>', owner)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
     },
     async releaseLeases(owner) {
       await db.updateTable('webhook_endpoints').set({ lease_owner: null, lease_until: null }).where('lease_owner', '=', owner).execute();
