@@ -27,6 +27,7 @@ import * as webhookPendingIndexes from './0023-webhook-pending-indexes.ts';
 import * as webhookDeliveryByEndpoint from './0024-webhook-delivery-by-endpoint.ts';
 import * as schemaGuard from './0025-schema-guard.ts';
 import * as sandboxParents from './0026-sandbox-parents.ts';
+import * as schemaGuardLocks from './0027-schema-guard-locks.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0024-webhook-delivery-by-endpoint': webhookDeliveryByEndpoint,
   '0025-schema-guard': schemaGuard,
   '0026-sandbox-parents': sandboxParents,
+  '0027-schema-guard-locks': schemaGuardLocks,
 };
 
 /**

@@ -109,9 +109,9 @@ const LOCK_TEXT = {
   shared: 'select pg_advisory_xact_lock_shared(hashtextextended(k, 0)) from unnest($1::text[]) as k',
   exclusive: 'select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest($1::text[]) as k',
 } as const;
-/** tycho_schema_is: migration 0025. */
+/** tycho_schema_held, the shared schema lock and tycho_schema_is in one statement: migrations 0025, 0027. */
 const guardStatement = (orgId: string, tag: string): Compilable<{ ok: boolean }> => ({
-  compile: () => CompiledQuery.raw('select tycho_schema_is($1, $2) as ok', [orgId, tag]),
+  compile: () => CompiledQuery.raw('select tycho_schema_held($1, $2) as ok', [orgId, tag]),
 });
 
 export async function openPostgres(url: string, poolSize: number): Promise<Store> {

@@ -73,10 +73,11 @@ export interface Engine {
    */
   readAhead?<R>(db: Kysely<Database>, query: Compilable<R>): Promise<Later<R[]>>;
   /**
-   * Inside a transaction, under the shared schema lock: sends a statement that fails the transaction unless
-   * the organization's schema tag is `tag` (its failure classifies as `stale-schema`), without waiting for it.
-   * Where tags are read on every write (not exact change tokens), this lets a write go on with the schema
-   * this process saw last instead of waiting a round trip for the tag. Absent where that wait costs nothing.
+   * Inside a transaction: sends a statement that takes the organization's shared schema lock and then fails
+   * the transaction unless its schema tag is `tag` (the failure classifies as `stale-schema`), without
+   * waiting for it. Where tags are read on every write (not exact change tokens), this lets a write go on with
+   * the schema this process saw last instead of waiting a round trip for the tag. Absent where that wait
+   * costs nothing.
    */
   guardSchema?(db: Kysely<Database>, orgId: string, tag: string): Promise<Later<unknown>>;
   /**
@@ -414,14 +415,14 @@ export class SqlStore implements Store {
     // travels with the next statement waited for (postgres/pipeline.ts), which may be a read begun with the
     // schema this process saw last (`recentSchema`); on SQLite, whose writers exclude each other, a tag
     // remembered under an unmoved token serves.
-    await this.engine.lock(this.db, [orgId], 'shared');
     const guessed = this.guessSchema && this.engine.guardSchema ? this.schemaCache.lastTag(orgId) : undefined;
     if (guessed === undefined) {
+      await this.engine.lock(this.db, [orgId], 'shared');
       this.heldSchemaTags.set(orgId, await this.schemaCache.heldTag(this.db, orgId, this.engine.readAhead));
       return;
     }
     // Where the tag would be waited for (PostgreSQL), the write goes on with the tag this process saw last, and
-    // a guard sent in its place fails the transaction if the tag has moved since: a create is then one round
+    // a guard sent with the lock fails the transaction if the tag has moved since: a create is then one round
     // trip instead of two. `transaction` runs a transaction whose guess was wrong again, reading the tag.
     this.schemaGuards.push({ orgId, guard: await this.engine.guardSchema!(this.db, orgId, guessed) });
     this.heldSchemaTags.set(orgId, { answer: async () => guessed });
