@@ -20,13 +20,18 @@ const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 /**
  * What a request is, for telling a retry from another request under the same key: method, target, media type
  * (without parameters: a multipart boundary is new on every send) and the body — its JSON with keys in
- * order, so that a client rebuilding the same object in another key order sends the same request.
+ * order, so that a client rebuilding the same object in another key order sends the same request. A body the
+ * handler streams (an upload) is not read yet: its fingerprint is completed with the digest of its bytes
+ * (`streamedFingerprint`) once they have been read.
  */
 export function fingerprintOf(parts: { method: string; url: string; contentType: string; body: unknown }): string {
   const mediaType = parts.contentType.split(';')[0]!.trim().toLowerCase();
   const body = typeof parts.body === 'string' ? parts.body : canonicalJson(parts.body);
   return createHash('sha256').update(`${parts.method}\n${parts.url}\n${mediaType}\n${body}`).digest('hex');
 }
+
+/** The fingerprint of a request whose streamed body has the SHA-256 `bodyDigest` (hex) (`fingerprintOf` gave `head`). */
+export const streamedFingerprint = (head: string, bodyDigest: string): string => `${head}:${bodyDigest}`;
 
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
@@ -69,7 +74,13 @@ export type Claim = { kind: 'claimed'; claimedAtMs: number } | { kind: 'replay';
  */
 export async function claimIdempotencyKey(
   store: Store,
-  claim: { principal: Principal; key: string; fingerprint: string },
+  claim: {
+    principal: Principal;
+    key: string;
+    fingerprint: string;
+    /** For a streamed body: reads the rest of it and gives its digest, to compare it with a kept answer's request. */
+    streamedBody?: () => Promise<string>;
+  },
   clock: Clock,
   realNow: number,
 ): Promise<Claim> {
@@ -84,7 +95,12 @@ export async function claimIdempotencyKey(
     const existing = await store.idempotency.find(request.orgId, request.key);
     // Gone between the two statements (expired, released): claim again.
     if (!existing) continue;
-    if (existing.fingerprint !== request.fingerprint) {
+    // A kept answer's streamed request is known by its bytes too; one still in progress by its head alone.
+    const same =
+      existing.response && claim.streamedBody
+        ? existing.fingerprint === streamedFingerprint(request.fingerprint, await claim.streamedBody())
+        : existing.fingerprint === request.fingerprint;
+    if (!same) {
       throw new AppError(
         'idempotency_key_reused',
         `the Idempotency-Key ${JSON.stringify(shown)} was first used with a different request (method, path, query or body); use a new key for a new request`,
@@ -100,9 +116,13 @@ export async function claimIdempotencyKey(
   throw new AppError('idempotency_key_in_use', `the Idempotency-Key ${JSON.stringify(shown)} is contended; retry`);
 }
 
-/** Keeps the answer (below 500) for replays; a server error frees the key so that a retry runs again. */
-export async function settleIdempotencyKey(store: Store, principal: Principal, key: string, claimedAtMs: number, response: StoredResponse): Promise<void> {
+/**
+ * Keeps the answer (below 500) for replays, with the request's final fingerprint. A server error frees the
+ * key so that a retry runs again, and so does a request whose body was not received whole (`fingerprint`
+ * undefined: the client went away mid-upload, and its retry is the request it meant to send).
+ */
+export async function settleIdempotencyKey(store: Store, principal: Principal, key: string, claimedAtMs: number, response: StoredResponse, fingerprint: string | undefined): Promise<void> {
   const stored = credentialKey(principal, key);
-  if (response.status >= 500) await store.idempotency.release(principal.orgId, stored, claimedAtMs);
-  else await store.idempotency.complete(principal.orgId, stored, claimedAtMs, { ...response, body: keptBody(response.body) });
+  if (response.status >= 500 || fingerprint === undefined) await store.idempotency.release(principal.orgId, stored, claimedAtMs);
+  else await store.idempotency.complete(principal.orgId, stored, claimedAtMs, { ...response, body: keptBody(response.body) }, fingerprint);
 }

@@ -22,7 +22,7 @@ function decodedName(piece: string): string {
 
 /** Whether a parameter name in `text` holds `__proto__`, which qs drops however it is configured. */
 export function namesPrototype(text: string): boolean {
-  return text.includes('proto') && text.split('&').some((piece) => decodedName(piece).includes('__proto__'));
+  return (text.includes('proto') || text.includes('%')) && text.split('&').some((piece) => decodedName(piece).includes('__proto__'));
 }
 
 /** The first parameter beyond `limit` in `text` (qs's count: the pieces between `&`), or undefined. */

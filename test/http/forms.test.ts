@@ -168,7 +168,7 @@ for (const engine of ENGINES) {
       const tooMany = await encoded(`${Array.from({ length: 1000 }, () => 'utm_term=a').join('&')}&email=real%40acme.test`);
       assert.equal(tooMany.status, 400, tooMany.text);
       assert.equal(errorOf(tooMany).code, 'invalid_body');
-      for (const payload of ['email=a%40acme.test&__proto__%5Bname%5D=x', 'email=a%40acme.test&__proto__=x']) {
+      for (const payload of ['email=a%40acme.test&__proto__%5Bname%5D=x', 'email=a%40acme.test&__proto__=x', 'email=a%40acme.test&__pro%74o__=x']) {
         const res = await encoded(payload);
         assert.equal(res.status, 400, res.text);
         assert.match(errorOf(res).detail!, /__proto__/);

@@ -109,6 +109,20 @@ for (const engine of ENGINES) {
       assert.equal(retry.body.id, first.body.id);
     });
 
+    it('two different uploads of the same size under one key: the second is a 422, not the first file again', async () => {
+      const key = freshKey();
+      const upload = (content: string) => h.request('POST', '/v0/files', { payload: multipartBody([{ name: 'file', filename: 'same-size.txt', content }]), headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'idempotency-key': key } });
+      const first = await upload('AAAA');
+      assert.equal(first.status, 201, first.text);
+      const other = await upload('BBBB');
+      assert.equal(other.status, 422, other.text);
+      assert.equal(errorOf(other).source?.parameter, 'Idempotency-Key');
+      // The same bytes again are the same request.
+      const again = await upload('AAAA');
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.body.id, first.body.id);
+    });
+
     it('the same object in another key order is the same request', async () => {
       const key = freshKey();
       const first = await h.post('/v0/tagsets', { name: 'ordered', tags: [{ name: 'a', color: 'red' }] }, withKey(key));
@@ -224,6 +238,39 @@ for (const engine of ENGINES) {
     });
     after(() => h.close());
 
+    it('an upload cut off mid-body leaves its key free: the retry uploads the file (was: the 400 replayed for a day)', async () => {
+      const key = freshKey();
+      const body = multipartBody([{ name: 'file', filename: 'cut.bin', content: Buffer.alloc(64 * 1024, 7) }]);
+      const { port } = new URL(base);
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(
+        `POST /v0/files HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\n` +
+          `Idempotency-Key: ${key}\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+      socket.write(body.subarray(0, body.length / 2));
+      const stored = credentialKey((await authenticate(h.store, TEST_KEY))!, key);
+      for (let i = 0; i < 1000 && !(await h.store.idempotency.find(h.orgId, stored)); i++) await new Promise((resolve) => setTimeout(resolve, 2));
+      assert.ok(await h.store.idempotency.find(h.orgId, stored), 'the upload claimed its key');
+      socket.destroy();
+      // Once the server has given up on the cut-off upload, its claim is gone, not settled with the 400.
+      let left = await h.store.idempotency.find(h.orgId, stored);
+      for (let i = 0; i < 1000 && left && !left.response; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        left = await h.store.idempotency.find(h.orgId, stored);
+      }
+      assert.equal(left, undefined);
+      const retry = await fetch(`${base}/v0/files`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'idempotency-key': key }, body: new Uint8Array(body) });
+      assert.equal(retry.status, 201, await retry.clone().text());
+      assert.equal(retry.headers.get('idempotent-replayed'), null);
+      const file = (await retry.json()) as { id: string; size: number };
+      assert.equal(file.size, 64 * 1024);
+      // And it is kept: the same upload again is replayed.
+      const again = await fetch(`${base}/v0/files`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'idempotency-key': key }, body: new Uint8Array(body) });
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.equal(((await again.json()) as { id: string }).id, file.id);
+    });
+
     it('a client that drops the connection before the answer and retries gets the first answer, and one note exists', async () => {
       const key = freshKey();
       const payload = JSON.stringify({ body: 'dropped' });
@@ -236,7 +283,8 @@ for (const engine of ENGINES) {
         `POST /v0/notes HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\n` +
           `Idempotency-Key: ${key}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
       );
-      for (let i = 0; i < 1000 && !(await h.store.idempotency.find(h.orgId, key)); i++) await new Promise((resolve) => setTimeout(resolve, 2));
+      const stored = credentialKey((await authenticate(h.store, TEST_KEY))!, key);
+      for (let i = 0; i < 1000 && !(await h.store.idempotency.find(h.orgId, stored)); i++) await new Promise((resolve) => setTimeout(resolve, 2));
       socket.destroy();
       // Retry as the SDKs do: a 409 means the first is still being answered; retry again.
       let res: Response | undefined;

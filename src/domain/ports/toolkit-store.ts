@@ -87,7 +87,8 @@ export interface IdempotencyRepo {
   /** Inserts the in-flight record unless one exists for its organization and key; true when inserted. */
   claim(record: IdempotencyRecord): Promise<boolean>;
   find(orgId: string, key: string): Promise<IdempotencyRecord | undefined>;
-  complete(orgId: string, key: string, claimedAtMs: number, response: StoredResponse): Promise<void>;
+  /** Keeps the answer, with the request's final fingerprint, if the record is still the claim made at `claimedAtMs`. */
+  complete(orgId: string, key: string, claimedAtMs: number, response: StoredResponse, fingerprint: string): Promise<void>;
   /** Deletes the record if it is still the claim made at `claimedAtMs`. */
   release(orgId: string, key: string, claimedAtMs: number): Promise<void>;
   /** Deletes the organization's records created before `createdBefore`. */

@@ -1,14 +1,19 @@
 // Idempotency-Key on every POST, PATCH and DELETE of /v0 (domain/idempotency.ts): claimed once the body is
 // parsed and before it is validated (a request the schema refuses is answered, and kept, like any other),
 // settled with the answer when it is sent; a replay is sent with `Idempotent-Replayed: true`.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { finished } from 'node:stream/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../domain/clock.ts';
-import { checkIdempotencyKey, claimIdempotencyKey, fingerprintOf, settleIdempotencyKey } from '../../domain/idempotency.ts';
+import { AppError } from '../../domain/errors.ts';
+import { checkIdempotencyKey, claimIdempotencyKey, fingerprintOf, settleIdempotencyKey, streamedFingerprint } from '../../domain/idempotency.ts';
 import type { Store } from '../../domain/ports/store.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency?: { key: string; claimedAtMs: number };
+    /** The claimed key, and the request's fingerprint once its body has been received whole (else undefined). */
+    idempotency?: { key: string; claimedAtMs: number; fingerprint: () => string | undefined };
   }
 }
 
@@ -16,10 +21,56 @@ const METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 /** The response headers a replay repeats; the others (request id, rate limits) describe the new request. */
 const REPLAYED_HEADERS = ['content-type', 'location'];
 
-/** A multipart body is read by the handler, so it is known by its length only. */
-function bodyOf(request: FastifyRequest): unknown {
-  if (request.body !== undefined) return request.body;
-  return request.headers['content-length'] ?? '';
+/**
+ * The SHA-256 of a multipart body's bytes with its boundary taken out: clients pick a new boundary on every
+ * send, so a retry differs from the first request there only. Fed in chunks; a boundary may straddle two.
+ */
+function boundaryBlindHash(boundary: string | undefined): { update(chunk: Buffer): void; digest(): string } {
+  const hash = createHash('sha256');
+  const needle = Buffer.from(boundary ?? '');
+  let carry = Buffer.alloc(0);
+  return {
+    update(chunk) {
+      if (needle.length === 0) return void hash.update(chunk);
+      const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      let start = 0;
+      for (let at = bytes.indexOf(needle, start); at !== -1; at = bytes.indexOf(needle, start)) {
+        hash.update(bytes.subarray(start, at)).update('\u0000boundary\u0000');
+        start = at + needle.length;
+      }
+      // What could be the start of a boundary waits for the next chunk.
+      const kept = Math.max(start, bytes.length - (needle.length - 1));
+      hash.update(bytes.subarray(start, kept));
+      carry = Buffer.from(bytes.subarray(kept));
+    },
+    digest: () => hash.update(carry).digest('hex'),
+  };
+}
+
+/**
+ * A body the handler streams (an upload) is known by its bytes (`boundaryBlindHash`), taken as the handler
+ * reads them: watching takes nothing from the handler (the stream stays paused until the handler reads it).
+ */
+function watchStreamedBody(raw: IncomingMessage): { digest: () => string | undefined; readRest: () => Promise<string> } {
+  const boundary = /;\s*boundary\s*=\s*(?:"([^"]+)"|([^";\s]+))/i.exec(raw.headers['content-type'] ?? '');
+  const hash = boundaryBlindHash(boundary?.[1] ?? boundary?.[2]);
+  let ended = false;
+  raw.on('data', (chunk: Buffer) => hash.update(chunk));
+  raw.once('end', () => (ended = true));
+  raw.pause();
+  let digest: string | undefined;
+  const whole = () => (ended ? (digest ??= hash.digest()) : undefined);
+  return {
+    digest: whole,
+    // A retry answered from a kept answer is read to its end (and dropped) to tell whether it is the same upload.
+    async readRest() {
+      raw.resume();
+      await finished(raw).catch(() => undefined);
+      const known = whole();
+      if (known === undefined) throw new AppError('invalid_body', 'the request body was cut off before its end; send it whole');
+      return known;
+    },
+  };
 }
 
 export function registerIdempotency(app: FastifyInstance, store: Store, clock: Clock): void {
@@ -28,15 +79,24 @@ export function registerIdempotency(app: FastifyInstance, store: Store, clock: C
     if (header === undefined || !METHODS.has(request.method)) return;
     const key = Array.isArray(header) ? header.join(',') : header;
     checkIdempotencyKey(key);
-    const fingerprint = fingerprintOf({ method: request.method, url: request.url, contentType: request.headers['content-type'] ?? '', body: bodyOf(request) });
-    const claim = await claimIdempotencyKey(store, { principal: request.principal, key, fingerprint }, clock, Date.now());
+    const streamed = request.body === undefined && request.isMultipart() ? watchStreamedBody(request.raw) : undefined;
+    // A body without JSON and not streamed is absent (a DELETE): its length, if any, stands for it.
+    const body = request.body ?? (streamed ? 'stream' : (request.headers['content-length'] ?? ''));
+    const head = fingerprintOf({ method: request.method, url: request.url, contentType: request.headers['content-type'] ?? '', body });
+    const claim = await claimIdempotencyKey(store, { principal: request.principal, key, fingerprint: head, ...(streamed ? { streamedBody: streamed.readRest } : {}) }, clock, Date.now());
     if (claim.kind === 'claimed') {
-      request.idempotency = { key, claimedAtMs: claim.claimedAtMs };
+      // A body that is not streamed was read whole before the claim.
+      const fingerprint = () => {
+        if (!streamed) return head;
+        const digest = streamed.digest();
+        return digest === undefined ? undefined : streamedFingerprint(head, digest);
+      };
+      request.idempotency = { key, claimedAtMs: claim.claimedAtMs, fingerprint };
       return;
     }
-    const { status, headers, body } = claim.response;
+    const { status, headers, body: answer } = claim.response;
     // A string with its content type is sent as it is, not serialised again.
-    return reply.code(status).headers(headers).header('idempotent-replayed', 'true').send(body);
+    return reply.code(status).headers(headers).header('idempotent-replayed', 'true').send(answer);
   });
   app.addHook('onSend', async (request, reply, payload) => {
     const claim = request.idempotency;
@@ -48,7 +108,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store, clock: C
       if (value !== undefined) headers[name] = String(value);
     }
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-    await settleIdempotencyKey(store, request.principal, claim.key, claim.claimedAtMs, { status: reply.statusCode, headers, body });
+    await settleIdempotencyKey(store, request.principal, claim.key, claim.claimedAtMs, { status: reply.statusCode, headers, body }, claim.fingerprint());
     return payload;
   });
 }

@@ -96,10 +96,10 @@ export function idempotencyRepo(db: Kysely<Database>): IdempotencyRepo {
         ...(row.status !== null ? { response: { status: row.status, headers: json.parse<Record<string, string>>(row.headers ?? '{}'), body: row.body ?? '' } } : {}),
       };
     },
-    async complete(orgId, key, claimedAtMs, response) {
+    async complete(orgId, key, claimedAtMs, response, fingerprint) {
       await db
         .updateTable('idempotency_keys')
-        .set({ status: response.status, headers: json.text(response.headers), body: response.body })
+        .set({ fingerprint, status: response.status, headers: json.text(response.headers), body: response.body })
         .where('org_id', '=', orgId)
         .where('key', '=', key)
         .where('claimed_at_ms', '=', claimedAtMs)
