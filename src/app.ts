@@ -51,7 +51,7 @@ import { webhookEndpointRoutes } from './http/routes/webhook-endpoints.ts';
 import { webhookEventRoutes } from './http/routes/webhook-events.ts';
 import { PUBLIC_ONLY, type WebhookUrlPolicy } from './domain/webhook-urls.ts';
 import multipart from '@fastify/multipart';
-import { MULTIPART_LIMITS } from './http/uploads.ts';
+import { MULTIPART_LIMITS, multipartBodyLimit } from './http/uploads.ts';
 import { createDownloadSigner } from './domain/downloads.ts';
 import type { BlobStore } from './domain/ports/blob-store.ts';
 import { registerOrgClock, registerTimeContext } from './http/plugins/time-context.ts';
@@ -166,12 +166,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (v0) => {
       registerAuth(v0, options.store, options.jwt);
       registerOrgClock(v0, options.store, baseClock);
-      await v0.register(multipart, { limits: { fileSize: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT, ...MULTIPART_LIMITS } });
+      const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
+      await v0.register(multipart, { limits: { fileSize: uploadLimit, ...MULTIPART_LIMITS } });
       // Operations that read JSON declare a body schema; a multipart body sent to one is refused as any other
-      // non-JSON body is (uploads read their parts themselves and declare none).
-      v0.addHook('preValidation', async (request) => {
-        if (request.isMultipart() && request.routeOptions.schema?.body !== undefined) {
+      // non-JSON body is (uploads read their parts themselves and declare none). One announced larger than
+      // any upload can be is refused unread, and the connection closed rather than drained.
+      v0.addHook('preValidation', async (request, reply) => {
+        if (!request.isMultipart()) return;
+        if (request.routeOptions.schema?.body !== undefined) {
           throw new AppError('unsupported_media_type', `unsupported Content-Type "${request.headers['content-type'] ?? ''}" for this operation; send application/json`);
+        }
+        const length = Number(request.headers['content-length'] ?? 0);
+        if (length > multipartBodyLimit(uploadLimit)) {
+          reply.header('connection', 'close');
+          throw new AppError('payload_too_large', `the multipart body is ${length} bytes; an upload holds at most ${multipartBodyLimit(uploadLimit)} (a file of up to ${uploadLimit} bytes and its form fields): send a smaller file`);
         }
       });
       if (options.rateLimits) registerRateLimit(v0, options.rateLimits);

@@ -16,6 +16,14 @@ import { findBadText } from './plugins/text-guard.ts';
 const FIELD_SIZE_LIMIT = 64 * 1024;
 /** Part counts and text sizes a multipart upload may have (the file size limit is TYCHO_UPLOAD_LIMIT). */
 export const MULTIPART_LIMITS = { files: 2, fields: 100, parts: 110, fieldSize: FIELD_SIZE_LIMIT } as const;
+/** Room for one part's boundary line and headers (busboy refuses a part whose headers pass 16 KB). */
+const PART_HEAD_BYTES = 16 * 1024 + 128;
+
+/**
+ * The largest multipart body an upload can need: its file at the limit, every text field at its own, and
+ * every part's head. A Content-Length beyond it is refused before a byte of the body is read.
+ */
+export const multipartBodyLimit = (uploadLimit: number): number => uploadLimit + MULTIPART_LIMITS.fields * FIELD_SIZE_LIMIT + MULTIPART_LIMITS.parts * PART_HEAD_BYTES;
 
 /** A media type as a Content-Type header states it, without parameters (RFC 9110 §8.3.1: token "/" token). */
 const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

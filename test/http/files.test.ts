@@ -4,10 +4,12 @@
 // isolation, the file_created activity, and read-only keys.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertBareNotFound, BLOB_STORES, ENGINES, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
+import { assertBareNotFound, BLOB_STORES, ENGINES, TEST_KEY, createHarness, errorOf, type Harness } from '../helpers/harness.ts';
 import { assertInvalid, makeItem, text, collectionPointer, type CollectionPointer } from '../helpers/items.ts';
 import { download, downloadBytes, postMultipart, referencedKeys, storedKeys, type Part } from '../helpers/multipart.ts';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
+import { multipartBodyLimit } from '../../src/http/uploads.ts';
 import { activitiesOfType, listIds } from '../helpers/activities.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -339,6 +341,28 @@ for (const engine of ENGINES) for (const blobs of BLOB_STORES) {
       const ok = await upload(h, [filePart('small.bin', Buffer.alloc(900, 7), 'application/octet-stream')]);
       assert.equal(ok.size, 900);
       assert.deepEqual(await fileIds(h), [ok.id]);
+    });
+
+    it('a multipart body announced larger than any upload can be → 413 before it is read, and the connection is closed (was: read to its end)', async () => {
+      const base = await h.app.listen({ port: 0, host: '127.0.0.1' });
+      const socket = connect(Number(new URL(base).port), '127.0.0.1');
+      const answer = new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+        socket.on('close', () => resolve(text));
+      });
+      socket.on('error', () => {});
+      socket.write(
+        `POST /v0/files HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: multipart/form-data; boundary=b\r\n` +
+          `Content-Length: ${multipartBodyLimit(1000) + 1}\r\n\r\n--b\r\n`,
+      );
+      // Answered and closed with most of the announced body never sent.
+      const text = await answer;
+      assert.match(text, /^HTTP\/1\.1 413 /);
+      assert.match(text, /"payload_too_large"/);
+      // A body within it is read and judged (here: it holds no file part).
+      const empty = await h.request('POST', '/v0/files', { payload: Buffer.from('--b--\r\n'), headers: { 'content-type': 'multipart/form-data; boundary=b' } });
+      assertInvalid(empty, "/file");
     });
   });
 }
