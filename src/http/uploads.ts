@@ -82,7 +82,7 @@ async function readSource(request: FastifyRequest, sink: ContentSink, fileOption
             throw new AppError('payload_too_large', `the form field "${part.fieldname}" is longer than ${FIELD_SIZE_LIMIT} bytes; send shorter text fields`);
           }
           // A field part sent as application/json (Ruby SDK associations) arrives already parsed.
-          (fields[part.fieldname] ??= []).push(typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
+          (fields[part.fieldname] ??= []).push(typeof part.value === 'string' ? part.value : jsonFieldText(part.fieldname, part.value));
         }
       }
     } catch (error) {
@@ -100,6 +100,15 @@ async function readSource(request: FastifyRequest, sink: ContentSink, fileOption
   } catch (error) {
     if (file) await sink.discard(file.content);
     throw error;
+  }
+}
+
+/** A field part parsed as JSON, as text again; one nested deeper than the stack goes is refused, not a 500. */
+function jsonFieldText(name: string, value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    throw invalidAt(`/${name}`, `the form field "${name}" nests arrays and objects too deeply; send associations as [{"type": "item", "id": "…"}]`);
   }
 }
 
@@ -158,7 +167,7 @@ function multipartError(error: unknown): AppError {
     case 'FST_PARTS_LIMIT':
       return new AppError('payload_too_large', `the upload has more than ${MULTIPART_LIMITS.parts} parts; send at most ${MULTIPART_LIMITS.parts}`);
     case 'FST_INVALID_JSON_FIELD_ERROR':
-      return new AppError('invalid_body', 'a form field declared as application/json is not valid JSON; send valid JSON or drop its Content-Type');
+      return new AppError('invalid_body', 'a form field declared as application/json is not valid JSON, or holds a "__proto__" or "constructor.prototype" key; send valid JSON of the documented shape, or drop its Content-Type');
     case 'FST_PROTO_VIOLATION':
       return new AppError('invalid_body', 'a form field name is reserved (such as "__proto__"); use the documented field names: file, name, associations, file_id');
   }

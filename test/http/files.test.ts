@@ -119,6 +119,10 @@ for (const engine of ENGINES) for (const blobs of BLOB_STORES) {
           { name: 'associations', value: JSON.stringify([{ type: 'item', id: ada.id }, { type: 'item', id: UNKNOWN_ID }]), contentType: 'application/json' },
         ]);
         assertInvalid(unknown, '/associations/1/id');
+        // Nested deeper than JSON.stringify's stack: a 422 at the field (was a 400 naming the stack overflow).
+        const deep = await postMultipart(h, '/v0/files', [filePart('d.txt', 'd'), { name: 'associations', value: '['.repeat(5000) + ']'.repeat(5000), contentType: 'application/json' }]);
+        assertInvalid(deep, '/associations');
+        assert.doesNotMatch(errorOf(deep).detail!, /call stack/);
       },
     );
 
