@@ -10,7 +10,7 @@ import type { LogLevel } from './config.ts';
 import { registerErrorHandling, sendError, toAppError } from './http/plugins/error-handler.ts';
 import { AppError } from './domain/errors.ts';
 import { answerClientError, answerUnservedRequests } from './http/plugins/client-errors.ts';
-import { registerRequestContext, requestIdOf } from './http/plugins/request-context.ts';
+import { registerRequestContext, requestIdOf, sendContinue } from './http/plugins/request-context.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerTextGuard } from './http/plugins/text-guard.ts';
 import { registerObservability } from './http/plugins/observability.ts';
@@ -181,6 +181,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           reply.header('connection', 'close');
           throw new AppError('payload_too_large', `the multipart body is ${length} bytes; an upload holds at most ${multipartBodyLimit(uploadLimit)} (a file of up to ${uploadLimit} bytes and its form fields): send a smaller file`);
         }
+        sendContinue(request, reply);
       });
       if (options.rateLimits) registerRateLimit(v0, options.rateLimits);
       registerIdempotency(v0, options.store, deps.clock);

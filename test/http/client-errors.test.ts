@@ -327,3 +327,65 @@ describe('HEAD answers carry no body (real sockets)', () => {
     assert.ok(result.closedByServer);
   });
 });
+
+describe('Expect: 100-continue (real sockets)', () => {
+  const server = listening();
+
+  /** Sends `head` and resolves with the first bytes the server answers, and the open socket. */
+  function firstAnswer(head: string): Promise<{ text: string; socket: net.Socket }> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(server.port, '127.0.0.1');
+      const guard = setTimeout(() => reject(new Error('no answer')), GUARD_MS);
+      socket.on('error', () => {});
+      socket.once('data', (data) => {
+        clearTimeout(guard);
+        resolve({ text: data.toString('latin1'), socket });
+      });
+      socket.once('connect', () => socket.write(head));
+    });
+  }
+  const rest = (socket: net.Socket) =>
+    new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (data) => (text += data.toString('latin1')));
+      socket.once('end', () => resolve(text));
+    });
+
+  it('100 Continue comes once the request passed every check that needs no body, and the body is then read', async () => {
+    const body = JSON.stringify({ body: 'continued' });
+    const { text, socket } = await firstAnswer(
+      `POST /v0/notes HTTP/1.1\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+    );
+    assert.match(text, /^HTTP\/1\.1 100 Continue\r\n\r\n/);
+    const answer = rest(socket);
+    socket.write(body);
+    assert.match(text + (await answer), /HTTP\/1\.1 201 /);
+  });
+
+  it('an upload gets 100 Continue after its size is checked', async () => {
+    const body = multipartBody([{ name: 'file', filename: 'c.txt', content: 'continued' }]);
+    const { text, socket } = await firstAnswer(
+      `POST /v0/files HTTP/1.1\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+    );
+    assert.match(text, /^HTTP\/1\.1 100 Continue\r\n\r\n/);
+    const answer = rest(socket);
+    socket.write(body);
+    assert.match(text + (await answer), /HTTP\/1\.1 201 /);
+  });
+
+  it('a request refused without its body gets the refusal, not 100 Continue (was: 100 first, then the refusal)', async () => {
+    const heads = [
+      // No key: 401.
+      `POST /v0/notes HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n`,
+      // Over the body limit: 413.
+      `POST /v0/notes HTTP/1.1\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\nExpect: 100-continue\r\n\r\n`,
+      // A type that is not read: 415.
+      `POST /v0/notes HTTP/1.1\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: text/plain\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n`,
+    ];
+    for (const [i, head] of heads.entries()) {
+      const { text, socket } = await firstAnswer(head);
+      socket.destroy();
+      assert.match(text, new RegExp(`^HTTP/1\\.1 ${[401, 413, 415][i]} `), text);
+    }
+  });
+});

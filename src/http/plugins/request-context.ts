@@ -1,8 +1,8 @@
 // Per-request plumbing: a request id (an incoming well-formed `x-request-id` is kept, otherwise one is made)
 // echoed on every response, and strict JSON body parsing.
 import { isUtf8 } from 'node:buffer';
-import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
@@ -14,6 +14,14 @@ export function requestIdOf(request: IncomingMessage): string {
   const incoming = request.headers['x-request-id'];
   return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${newId()}`;
 }
+
+/** Tells a client that sent `Expect: 100-continue` to send its body; once, and only to such a client. */
+export function sendContinue(request: FastifyRequest, reply: FastifyReply): void {
+  if (request.headers.expect?.toLowerCase() !== '100-continue' || reply.raw.headersSent || continued.has(request.raw)) return;
+  continued.add(request.raw);
+  reply.raw.writeContinue();
+}
+const continued = new WeakSet<IncomingMessage>();
 
 export function registerRequestContext(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply) => {
@@ -39,6 +47,18 @@ export function registerRequestContext(app: FastifyInstance): void {
     if (hasBody && coding !== undefined && coding !== '' && coding !== 'identity') {
       throw new AppError('unsupported_media_type', `Content-Encoding "${coding}" is not supported: send the body uncompressed, without Content-Encoding`);
     }
+  });
+
+  // `Expect: 100-continue`: the server does not answer 100 on arrival (`expectContinue`) but here, once every
+  // check that needs no body has passed and the body is one that will be read: of a type parsed here, within
+  // the limit. Multipart bodies are read by their handlers, after checks of their own (app.ts).
+  app.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => app.server.emit('request', request, response));
+  app.addHook('preParsing', async (request, reply) => {
+    if (request.isMultipart?.() || /^multipart\//i.test(request.headers['content-type'] ?? '')) return;
+    const length = Number(request.headers['content-length'] ?? 0);
+    const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim();
+    if (length > request.routeOptions.bodyLimit! || mediaType === '' || !request.server.hasContentTypeParser(mediaType)) return;
+    sendContinue(request, reply);
   });
 
   // JSON only: any other body type is refused with 415 before validation.
