@@ -189,11 +189,17 @@ export async function deliverDueAwaited(store: Store, sender: WebhookSender, opt
   const owner = options.owner ?? newId();
   const leaseClock = options.leaseClock ?? realClock;
   const deadline = leaseClock().getTime() + AWAIT_OTHERS_MS;
+  const leasedElsewhere = () => store.webhookEndpoints.leasedElsewhere(dueTimes(options.clock(), options), owner, leaseClock().toISOString());
+  // Once another process was seen holding an endpoint, a round runs after it is seen to let go: it may have let
+  // go between this call's round and its look, leaving due work unsent.
+  let waited = await leasedElsewhere();
   for (;;) {
     await deliverDue(store, sender, { ...options, owner });
-    const busy = await store.webhookEndpoints.leasedElsewhere(dueTimes(options.clock(), options), owner, leaseClock().toISOString());
-    if (!busy || leaseClock().getTime() >= deadline) return;
-    await new Promise((resolve) => setTimeout(resolve, AWAIT_POLL_MS));
+    const busy = await leasedElsewhere();
+    if (!busy && !waited) return;
+    if (leaseClock().getTime() >= deadline) return;
+    waited = busy;
+    if (busy) await new Promise((resolve) => setTimeout(resolve, AWAIT_POLL_MS));
   }
 }
 

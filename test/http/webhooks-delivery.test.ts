@@ -263,6 +263,29 @@ for (const engine of ENGINES) {
       await h.delete(`/v0/webhook_endpoints/${ep.id}`);
     });
 
+    it('deliverDueAwaited: a process letting go between the round and the look without sending leaves nothing unsent', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      await person('Let go');
+      const now = new Date().toISOString();
+      await h.store.webhookEndpoints.claimDue({ due: { orgs: [{ orgId: h.orgId, now: clock().toISOString() }] }, owner: 'thread', leaseNow: now, leaseUntil: new Date(Date.now() + 60_000).toISOString(), keepUntil: now, limit: 10 });
+      // The other process lets go just before the call's second look (its first round found the endpoint held).
+      let looks = 0;
+      const endpoints = h.store.webhookEndpoints;
+      const racing = Object.create(h.store, {
+        webhookEndpoints: {
+          value: Object.assign(Object.create(endpoints), {
+            leasedElsewhere: async (...args: Parameters<typeof endpoints.leasedElsewhere>) => {
+              if (++looks === 2) await endpoints.releaseLease(ep.id, 'thread');
+              return endpoints.leasedElsewhere(...args);
+            },
+          }),
+        },
+      });
+      await deliverDueAwaited(racing, sender, { clock, orgId: h.orgId, random: noJitter });
+      assert.equal(receiver.received.length, 1);
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
     it('keepLeases: a kept lease running out is renewed before its round sends', async () => {
       const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
       let leaseNow = Date.now();
