@@ -20,6 +20,7 @@ import { makeItem, text } from '../helpers/items.ts';
 import { makeEndpoint, manualClock, startReceiver, type Receiver } from '../helpers/webhooks.ts';
 import { deliverDue, deliverDueAwaited, DISABLE_AFTER_MS, RETRY_SCHEDULE_MS, writeRound, type RoundRecord } from '../../src/domain/webhook-delivery.ts';
 import { recordActivity, constituent } from '../../src/domain/activity.ts';
+import { pendingDelivery } from '../../src/domain/webhook-outbox.ts';
 import { httpWebhookSender } from '../../src/webhook-sender.ts';
 import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
 import type { WebhookSender } from '../../src/domain/ports/webhook-sender.ts';
@@ -284,6 +285,25 @@ for (const engine of ENGINES) {
       await deliverDueAwaited(racing, sender, { clock, orgId: h.orgId, random: noJitter });
       assert.equal(receiver.received.length, 1);
       await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
+    it('a backlog of 600 due deliveries on endpoints that cannot take them (disabled, or failing) does not starve a newer endpoint', async () => {
+      const failing = await startReceiver();
+      failing.answer = 500;
+      const disabled = await makeEndpoint(h, receiver, ['activity/item_created']);
+      const dead = await makeEndpoint(h, failing, ['activity/item_created']);
+      await person('Backlog');
+      const [activity] = (await h.get('/v0/activities?type[eq]=activity/item_created&limit=1')).body.data;
+      await h.store.webhookDeliveries.insertMany([disabled, dead].flatMap((ep) => Array.from({ length: 600 }, () => pendingDelivery(h.orgId, ep.id, activity.id))));
+      await h.patch(`/v0/webhook_endpoints/${disabled.id}`, { status: 'disabled' });
+      const live = await startReceiver();
+      const ep = await makeEndpoint(h, live, ['activity/item_created']);
+      const fresh = await person('Not starved');
+      await deliver();
+      assert.deepEqual(live.received.map((r) => r.body.item.id), [fresh.id]);
+      for (const e of [disabled, dead, ep]) await h.delete(`/v0/webhook_endpoints/${e.id}`);
+      await failing.close();
+      await live.close();
     });
 
     it('keepLeases: a kept lease running out is renewed before its round sends', async () => {

@@ -18,7 +18,7 @@ import { httpWebhookSender } from '../../src/webhook-sender.ts';
 import { PUBLIC_ONLY } from '../../src/domain/webhook-urls.ts';
 import { HISTORY_RETENTION_MS, pruneWebhookHistory } from '../../src/domain/webhook-history.ts';
 
-const PARTIAL = ['webhook_deliveries_due', 'webhook_deliveries_org_due', 'webhook_deliveries_endpoint_pending'];
+const PARTIAL = ['webhook_deliveries_endpoint_due', 'webhook_deliveries_endpoint_pending'];
 
 describe('webhook work is found through the partial indexes of pending deliveries (sqlite)', () => {
   let h: Harness;

@@ -28,6 +28,7 @@ import * as webhookDeliveryByEndpoint from './0024-webhook-delivery-by-endpoint.
 import * as schemaGuard from './0025-schema-guard.ts';
 import * as sandboxParents from './0026-sandbox-parents.ts';
 import * as schemaGuardLocks from './0027-schema-guard-locks.ts';
+import * as webhookEndpointDue from './0028-webhook-endpoint-due.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0025-schema-guard': schemaGuard,
   '0026-sandbox-parents': sandboxParents,
   '0027-schema-guard-locks': schemaGuardLocks,
+  '0028-webhook-endpoint-due': webhookEndpointDue,
 };
 
 /**

@@ -23,9 +23,6 @@ import { plannedPerRequest, unread } from './statement-marks.ts';
 /** Written into the statement, not bound: the outbox's work indexes are partial, on `status = 'pending'` (migration 0023). */
 const PENDING = sql.lit('pending');
 
-/** How many due deliveries one claim looks through for endpoints to lease. */
-const CLAIM_WINDOW = 500;
-
 const toEndpoint = (r: Selectable<WebhookEndpointsTable>): WebhookEndpoint => ({
   id: r.id,
   orgId: r.org_id,
@@ -69,15 +66,28 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
       .values(e.subscriptions.map((s) => ({ org_id: e.orgId, event_type: s.eventType, endpoint_id: e.id })))
       .execute();
   };
-  /** The endpoints of the earliest deliveries due by `due` (read from the due index alone). */
-  const dueEndpoints = (due: DueTimes) =>
-    db
-      .selectFrom('webhook_deliveries as d')
-      .select('d.endpoint_id')
-      .where('d.status', '=', PENDING)
-      .where(dueBy('d.org_id', 'd.next_attempt_at', due))
-      .orderBy('d.next_attempt_at')
-      .limit(CLAIM_WINDOW);
+  /**
+   * Endpoints with a delivery due by `due`, asked of each endpoint (`webhook_deliveries_endpoint_due`), so that
+   * no backlog of endpoints that cannot take it hides another's; only the listed organizations' when `due`
+   * names no time for the others.
+   */
+  const withDueWork = (due: DueTimes) => {
+    let endpoints = db
+      .selectFrom('webhook_endpoints as w')
+      .selectAll('w')
+      .where('w.status', '=', 'enabled')
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('webhook_deliveries as d')
+            .select('d.id')
+            .whereRef('d.endpoint_id', '=', 'w.id')
+            .where('d.status', '=', PENDING)
+            .where(dueBy('d.org_id', 'd.next_attempt_at', due)),
+        ),
+      );
+    if (due.others === undefined) endpoints = endpoints.where('w.org_id', 'in', due.orgs.length > 0 ? due.orgs.map((o) => o.orgId) : ['']);
+    return endpoints;
+  };
   return {
     async anyEnabled() {
       return (await db.selectFrom('webhook_endpoints').select('id').where('status', '=', 'enabled').limit(1).executeTakeFirst()) !== undefined;
@@ -123,35 +133,28 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
       return changedHere ? read() : cache.get(`${orgId}\u0000${eventType}`, read);
     },
     async claimDue(claim) {
-      const candidates = dueEndpoints(claim.due);
       // Those `owner` holds a lease on already that lasts past `keepUntil`: taken back with a read. The
       // statement below leases only others, so the two never return the same endpoint.
-      const kept = await db
-        .selectFrom('webhook_endpoints')
-        .selectAll()
-        .where('id', 'in', candidates)
-        .where('status', '=', 'enabled')
-        .where('lease_owner', '=', claim.owner)
-        .where('lease_until', '>', claim.keepUntil)
-        .orderBy('id')
+      const kept = await withDueWork(claim.due)
+        .where('w.lease_owner', '=', claim.owner)
+        .where('w.lease_until', '>', claim.keepUntil)
+        .orderBy('w.id')
         .limit(claim.limit)
         .execute();
       if (kept.length === claim.limit) return kept.map(toEndpoint);
       // Those enabled and free (or `owner`'s, running out), leased, in one statement; when nothing is due it
       // changes no row and writes nothing.
-      let free = db
-        .selectFrom('webhook_endpoints')
-        .select('id')
-        .where('id', 'in', candidates)
-        .where('status', '=', 'enabled')
+      let free = withDueWork(claim.due)
+        .clearSelect()
+        .select('w.id')
         .where((eb) =>
           eb.or([
-            eb('lease_until', 'is', null),
-            eb('lease_until', '<=', claim.leaseNow),
-            eb.and([eb('lease_owner', '=', claim.owner), eb('lease_until', '<=', claim.keepUntil)]),
+            eb('w.lease_until', 'is', null),
+            eb('w.lease_until', '<=', claim.leaseNow),
+            eb.and([eb('w.lease_owner', '=', claim.owner), eb('w.lease_until', '<=', claim.keepUntil)]),
           ]),
         )
-        .orderBy('id')
+        .orderBy('w.id')
         .limit(claim.limit - kept.length);
       // NO KEY UPDATE: the lease is no key, and a create writing a delivery holds KEY SHARE on the endpoint (the
       // foreign key's check) until it commits; FOR UPDATE would skip every endpoint with events being written.
@@ -172,15 +175,7 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
       await db.updateTable('webhook_endpoints').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
     },
     async leasedElsewhere(due, owner, leaseNow) {
-      const row = await db
-        .selectFrom('webhook_endpoints')
-        .select('id')
-        .where('id', 'in', dueEndpoints(due))
-        .where('status', '=', 'enabled')
-        .where('lease_until', '>', leaseNow)
-        .where('lease_owner', '<>', owner)
-        .limit(1)
-        .executeTakeFirst();
+      const row = await withDueWork(due).clearSelect().select('w.id').where('w.lease_until', '>', leaseNow).where('w.lease_owner', '<>', owner).limit(1).executeTakeFirst();
       return row !== undefined;
     },
     async releaseLeases(owner) {
