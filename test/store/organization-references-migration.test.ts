@@ -156,8 +156,8 @@ for (const engine of ENGINES) {
     it('keeps every row and every index', async () => {
       assert.deepEqual(await rowsOf(raw), before0021.rows);
       // The store migrates to the latest step: the indexes later steps create or drop are not 0021's.
-      const created = new Set(['fields_org_type', 'webhook_deliveries_endpoint_pending', 'webhook_deliveries_endpoint_activity', 'organizations_parent']);
-      const dropped = new Set(['webhook_deliveries_activity', 'webhook_deliveries_endpoint']);
+      const created = new Set(['fields_org_type', 'webhook_deliveries_endpoint_pending', 'webhook_deliveries_endpoint_activity', 'organizations_parent', 'webhook_deliveries_endpoint_due']);
+      const dropped = new Set(['webhook_deliveries_activity', 'webhook_deliveries_endpoint', 'webhook_deliveries_due', 'webhook_deliveries_org_due']);
       assert.deepEqual(
         (await setup.indexes(raw)).filter((name) => !created.has(name)),
         before0021.indexes.filter((name) => !dropped.has(name)),
