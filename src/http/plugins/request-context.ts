@@ -54,7 +54,7 @@ export function registerRequestContext(app: FastifyInstance): void {
   // the limit. Multipart bodies are read by their handlers, after checks of their own (app.ts).
   app.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => app.server.emit('request', request, response));
   app.addHook('preParsing', async (request, reply) => {
-    if (request.isMultipart?.() || /^multipart\//i.test(request.headers['content-type'] ?? '')) return;
+    if (request.headers.expect === undefined || /^multipart\//i.test(request.headers['content-type'] ?? '')) return;
     const length = Number(request.headers['content-length'] ?? 0);
     const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim();
     if (length > request.routeOptions.bodyLimit! || mediaType === '' || !request.server.hasContentTypeParser(mediaType)) return;

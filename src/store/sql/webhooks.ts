@@ -85,7 +85,8 @@ export function webhookEndpointRepo(db: Kysely<Database>, engine: Pick<Engine, '
             .where(dueBy('d.org_id', 'd.next_attempt_at', due)),
         ),
       );
-    if (due.others === undefined) endpoints = endpoints.where('w.org_id', 'in', due.orgs.length > 0 ? due.orgs.map((o) => o.orgId) : ['']);
+    // With no time for the others, no other organization's endpoint need be asked (dueBy alone would say no).
+    if (due.others === undefined && due.orgs.length > 0) endpoints = endpoints.where('w.org_id', 'in', due.orgs.map((o) => o.orgId));
     return endpoints;
   };
   return {
