@@ -6,7 +6,7 @@ import { checkRecording, cueText, type Cue as GenericCue, type Recording as Gene
 import { AppError, invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
-import { constituent, recordActivity } from './activity.ts';
+import { constituent, recordActivity, type Constituent } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { ItemAssociation } from './associations.ts';
 import { loadSchema, type CollectionSchema } from './collection-schema.ts';
@@ -252,13 +252,11 @@ async function saveLinks(store: Store, orgId: string, call: Call, previous: Stor
   if (tags) await store.links.replace(orgId, 'call', call.id, TAG, call.tags.map(tagTarget));
 }
 
-async function recordOccurred(store: Store, call: Call): Promise<void> {
+/** `activity/call_occurred`'s constituents: the matched people (each once) as actors, the call as object. */
+function occurredConstituents(call: Call): Constituent[] {
   const actors = new Map<string, ItemAssociation>();
   for (const p of call.participants) if (p.person) actors.set(p.person.id, p.person);
-  await recordActivity(store, call.orgId, 'activity/call_occurred', call.startAt, [
-    ...[...actors.values()].map((person) => constituent('actor', { ...person })),
-    constituent('object', { id: call.id, type: 'call' }),
-  ]);
+  return [...[...actors.values()].map((person) => constituent('actor', { ...person })), constituent('object', { id: call.id, type: 'call' })];
 }
 
 /** The lock that serialises writers of one provider call id (the unique index backs it up). */
@@ -289,9 +287,11 @@ async function write(tx: Store, principal: Principal, input: CallInput, current:
   if (current) await tx.calls.update(record);
   else await tx.calls.insert(record);
   await saveLinks(tx, orgId, call, current?.participants ?? [], input.tags !== undefined);
-  if (!current) await recordOccurred(tx, call);
-  // The activity happened when the call started (reference §5.14): a corrected start moves it.
-  else if (current.startAt !== call.startAt) await tx.activities.retime(orgId, 'activity/call_occurred', { type: 'call', id: call.id }, call.startAt);
+  const constituents = occurredConstituents(call);
+  if (!current) await recordActivity(tx, orgId, 'activity/call_occurred', call.startAt, constituents);
+  // The activity is the call as it happened (reference §5.14: at its start, its people as actors): an upsert
+  // that corrects the start or who took part corrects the activity, in the feed too.
+  else await tx.activities.restate(orgId, 'activity/call_occurred', { type: 'call', id: call.id }, call.startAt, constituents);
   return call;
 }
 

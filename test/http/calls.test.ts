@@ -336,8 +336,25 @@ for (const engine of ENGINES) {
       assert.equal((await h.post('/v0/calls/upsert', callBody({ provider_id: c.provider_id, start_at: '2025-06-01T02:00:00+02:00' }))).status, 200);
       assert.equal((await activitiesOf(h, 'call', c.id))[0].occurred_at, '2025-06-01T00:00:00.000Z');
     });
-  });
 
+    it('an upsert that changes who took part changes the actors of activity/call_occurred, in the feed too', async () => {
+      const c = await makeCall(h, { participants: [{ phone: ADA_PHONE, role: 'caller' }, { phone: STRANGER_PHONE, role: 'callee' }] });
+      const [before] = await activitiesOf(h, 'call', c.id);
+      const actorIds = (a: any) => a.constituents.filter((k: any) => k.relation === 'actor').map((k: any) => k.entity.id);
+      assert.deepEqual(actorIds(before), [ada.id]);
+      const byActor = (person: any) => activitiesOf(h, 'item', person.id, '&type[eq]=activity/call_occurred&constituent_relation[eq]=actor');
+      const corrected = await h.post('/v0/calls/upsert', callBody({ provider_id: c.provider_id, participants: [{ phone: GRACE_PHONE, role: 'caller' }, { phone: STRANGER_PHONE, role: 'callee' }] }));
+      assert.equal(corrected.status, 200, corrected.text);
+      const [after, ...rest] = await activitiesOf(h, 'call', c.id);
+      assert.equal(rest.length, 0, 'still one call_occurred');
+      assert.equal(after.id, before.id);
+      assert.deepEqual(actorIds(after), [grace.id]);
+      assert.deepEqual(after.constituents.at(-1), { type: 'constituent', relation: 'object', entity: { id: c.id, type: 'call' } });
+      assert.ok(!(await byActor(ada)).some((a) => a.id === before.id), 'Ada no longer took part');
+      assert.ok((await byActor(grace)).some((a) => a.id === before.id), 'Grace did');
+      assert.deepEqual((await h.get(`/v0/activities/${before.id}`)).body.constituents, after.constituents);
+    });
+  });
   describe(`calls: tags (${engine})`, () => {
     let h: Harness;
     let hot: any;

@@ -8,7 +8,7 @@ import type { Organization } from '../organizations.ts';
 import type { Funnel } from '../funnels.ts';
 import type { IndexEntry, IndexKey, Item } from '../items.ts';
 import type { ServedItem, StoredWire } from '../item-wire.ts';
-import type { Activity, ActivityQuery } from '../activity.ts';
+import type { Activity, ActivityQuery, Constituent } from '../activity.ts';
 import type { ItemQuery } from '../filter/ast.ts';
 import type { Tagset } from '../tagsets.ts';
 import type { Note } from '../notes.ts';
@@ -145,8 +145,11 @@ export interface ActivityRepo {
   find(orgId: string, id: string): Promise<Activity | undefined>;
   /** A page of the organization's activities in recording (id) order, oldest first; `types` narrows them. */
   inOrder(orgId: string, types: string[] | undefined, page: PageRequest): Promise<Page<Activity>>;
-  /** Moves the activities of `type` whose object is `object` to `occurredAt` (their subject's time changed). */
-  retime(orgId: string, type: string, object: { type: string; id: string }, occurredAt: string): Promise<void>;
+  /**
+   * Gives the activities of `type` whose object is `object` a new time and constituents (their subject was
+   * corrected), in the feed too; `constituents` still names `object`.
+   */
+  restate(orgId: string, type: string, object: { type: string; id: string }, occurredAt: string, constituents: Constituent[]): Promise<void>;
 }
 
 /** A collection with its fields (creation order) and the funnels of its stage fields. */

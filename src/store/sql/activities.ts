@@ -53,21 +53,39 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writabl
       // Other processes' delivery workers hear of the outbox rows at commit, or soon after (sql-store.ts).
       if (outboxWritten()) await engine.announce(db, 'webhook_deliveries');
     },
-    async retime(orgId, type, object, occurredAt) {
-      const ids = db
-        .selectFrom('activity_entities as e')
-        .innerJoin('activities as a', 'a.id', 'e.activity_id')
-        .select('a.id')
-        .where('e.org_id', '=', orgId)
-        .where('e.entity_type', '=', object.type)
-        .where('e.entity_id', '=', object.id)
-        .where('e.relation', '=', 'object')
-        .where('a.type', '=', type);
-      const moved = (await ids.execute()).map((r) => r.id);
-      if (moved.length === 0) return;
-      // The feed index keeps the time too (activity_entities.occurred_at): both move together.
-      await db.updateTable('activities').set({ occurred_at: occurredAt }).where('org_id', '=', orgId).where('id', 'in', moved).execute();
-      await db.updateTable('activity_entities').set({ occurred_at: occurredAt }).where('activity_id', 'in', moved).execute();
+    async restate(orgId, type, object, occurredAt, constituents) {
+      const stated = JSON.stringify(constituents);
+      // One statement when nothing changed (most upserts): only activities that differ are written.
+      const restated = (
+        await db
+          .updateTable('activities')
+          .set({ occurred_at: occurredAt, constituents: stated })
+          .where('org_id', '=', orgId)
+          .where('type', '=', type)
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('activity_entities as e')
+              .select('e.activity_id')
+              .where('e.org_id', '=', orgId)
+              .where('e.entity_type', '=', object.type)
+              .where('e.entity_id', '=', object.id)
+              .where('e.relation', '=', 'object'),
+          )
+          .where((eb) => eb.or([eb('occurred_at', '<>', occurredAt), eb('constituents', '<>', stated)]))
+          .returning('id')
+          .execute()
+      ).map((r) => r.id);
+      if (restated.length === 0) return;
+      // The feed index is one row per constituent, with the time: written anew.
+      await db.deleteFrom('activity_entities').where('activity_id', 'in', restated).execute();
+      await db
+        .insertInto('activity_entities')
+        .values(
+          restated.flatMap((activityId) =>
+            constituents.map((c) => ({ activity_id: activityId, org_id: orgId, entity_type: c.entity.type, entity_id: c.entity.id, relation: c.relation, occurred_at: occurredAt })),
+          ),
+        )
+        .execute();
     },
     async listByEntity(orgId, entityType, entityId) {
       const rows = await db
