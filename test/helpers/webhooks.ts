@@ -24,6 +24,8 @@ export interface Receiver {
   answer: number;
   /** How long the receiver holds each answer back, in ms (0 by default): an attempt stays in flight that long. */
   delayMs: number;
+  /** Runs before each answer, while the attempt is in flight (after any `delayMs`). */
+  beforeAnswer: (() => Promise<unknown>) | undefined;
   /** Sets the secret deliveries are verified with. */
   secret: string | undefined;
   /** TCP connections accepted so far. */
@@ -40,6 +42,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     received: [],
     answer: 200,
     delayMs: 0,
+    beforeAnswer: undefined,
     secret: undefined,
     connections: 0,
     waitFor(count) {
@@ -67,7 +70,9 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       }
       receiver.received.push({ id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], body: JSON.parse(raw), raw, verified });
       const status = receiver.answer;
-      const answer = () => res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not now');
+      const before = receiver.beforeAnswer;
+      const send = () => res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not now');
+      const answer = () => (before ? void before().then(send, send) : send());
       if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs);
       else answer();
       for (const w of waiters.filter((w) => receiver.received.length >= w.count)) {

@@ -78,3 +78,37 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+for (const engine of ENGINES) {
+  describe(`an endpoint deleted while an attempt to it is in flight (${engine})`, () => {
+    let h: Harness;
+    let receiver: Receiver;
+    before(async () => {
+      h = await createHarness(engine);
+      receiver = await startReceiver();
+    });
+    after(async () => {
+      await receiver.close();
+      await h.close();
+    });
+
+    it('an advance whose round records attempts to a deleted endpoint answers 200, and the round writes nothing of it', async () => {
+      const sandbox = await h.post('/v0/tycho/admin/sandboxes', {}, { key: ADMIN_KEY });
+      assert.equal(sandbox.status, 201, sandbox.text);
+      const key = sandbox.body.api_key as string;
+      assert.equal((await h.post('/v0/tycho/clock/freeze', { at: '2030-01-01T09:00:00Z' }, { key })).status, 200);
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created'], key);
+      // The receiver deletes the endpoint before it answers: the round then records attempts to deliveries that
+      // went with their endpoint.
+      receiver.beforeAnswer = async () => assert.equal((await h.delete(`/v0/webhook_endpoints/${ep.id}`, { key })).status, 204);
+      await makeItem(h, 'people', { name: text('Racing') }, { key });
+      const advanced = await h.post('/v0/tycho/clock/advance', { minutes: 1 }, { key });
+      assert.equal(advanced.status, 200, advanced.text);
+      assert.equal(receiver.received.length, 1);
+      assert.equal((await h.get(`/v0/webhook_endpoints/${ep.id}`, { key })).status, 404);
+      // The organization's next advance has nothing left to send or record.
+      assert.equal((await h.post('/v0/tycho/clock/advance', { minutes: 1 }, { key })).status, 200);
+      assert.equal(receiver.received.length, 1);
+    });
+  });
+}
