@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { AppError, invalidAt } from '../domain/errors.ts';
 import type { ContentSink, ReceivedContent, Upload } from '../domain/files.ts';
 import { findBadText } from './plugins/text-guard.ts';
+import { characterCount, longerThan } from '../domain/characters.ts';
 
 /**
  * Longest text field: a name, a file id, associations as JSON. Busboy truncates longer ones, which readUpload
@@ -37,6 +38,9 @@ export const isMediaType = (value: string): boolean => MEDIA_TYPE.test(value);
  * the store, read whole within the upload limit, or discarded as it arrives.
  */
 const PART_BUFFER = 1024 * 1024 * 1024;
+
+/** The longest filename an upload keeps (as a file's `name`). */
+const MAX_FILENAME = 255;
 
 const SHAPE =
   'send Content-Type `multipart/form-data; boundary=<token>` and a body of parts, each opened by `--<token>\\r\\n`, ' +
@@ -122,6 +126,10 @@ function limited(stream: Readable & { truncated?: boolean }): Readable {
 function refuseBadText(file: File | undefined, fields: Record<string, string[]>): void {
   const inFile = file && findBadText([file.filename, file.contentType]);
   if (inFile) throw invalidAt('/file', `the file part's filename and Content-Type ${inFile.problem}`);
+  // Served back in the download's Content-Disposition header, which clients bound (undici at 16 KiB).
+  if (file && longerThan(file.filename, MAX_FILENAME)) {
+    throw invalidAt('/file', `the file part's filename must be at most ${MAX_FILENAME} characters; got ${characterCount(file.filename)}`);
+  }
   // Kept and served back as the download's Content-Type: it must be one a header can carry.
   if (file && !isMediaType(file.contentType)) {
     throw invalidAt('/file', `the file part's Content-Type must be a media type such as "text/plain" or "application/pdf"; got ${JSON.stringify(file.contentType)}`);

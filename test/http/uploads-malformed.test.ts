@@ -120,6 +120,14 @@ const CASES: Case[] = [
     detail: /Content-Type must be a media type such as "text\/plain"/,
   })),
   {
+    label: 'a filename of 20,000 characters (was: an attachment kept it, and its download header broke clients)',
+    contentType: MULTIPART,
+    payload: multipartBody([{ name: 'file', filename: `${'n'.repeat(20_000)}.txt`, content: 'hello' }]),
+    status: 422,
+    code: 'validation_failed',
+    detail: /filename must be at most 255 characters; got 20004/,
+  },
+  {
     label: 'a reserved field name',
     contentType: MULTIPART,
     payload: `${field('__proto__', 'x')}${complete.toString('latin1')}`,
