@@ -194,6 +194,8 @@ describe('transport-level errors (real sockets)', () => {
     ['two Host lines', 'Host: evil.example\r\nHost: tycho.test\r\n', /more than one Host/],
     ['a Host that is not a host', 'Host: a b\r\n', /is not a host name/],
     ['a Host with a path and query', 'Host: evil.example/x?y=\r\n', /is not a host name/],
+    ['a Host with a port beyond 65535', 'Host: 1.2.3.4:99999\r\n', /has port 99999; a port is 1 to 65535/],
+    ['a Host with port 0', 'Host: files.example:0\r\n', /has port 0; a port is 1 to 65535/],
   ] as const) {
     it(`${label} answers 400 in the errors envelope and closes (was: 200, links in the answer made from it)`, async () => {
       const result = await exchange(server.port, [`GET /v0/files HTTP/1.1\r\n${hostLines}Authorization: Bearer ${TEST_KEY}\r\n\r\n`]);
@@ -381,11 +383,30 @@ describe('Expect: 100-continue (real sockets)', () => {
       `POST /v0/notes HTTP/1.1\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\nExpect: 100-continue\r\n\r\n`,
       // A type that is not read: 415.
       `POST /v0/notes HTTP/1.1\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: text/plain\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n`,
+      // A malformed Idempotency-Key: 400.
+      `POST /v0/notes HTTP/1.1\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nIdempotency-Key: \r\nContent-Type: application/json\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n`,
+      // No such route: 404.
+      `POST /v0/nope HTTP/1.1\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n`,
     ];
     for (const [i, head] of heads.entries()) {
       const { text, socket } = await firstAnswer(head);
       socket.destroy();
-      assert.match(text, new RegExp(`^HTTP/1\\.1 ${[401, 413, 415][i]} `), text);
+      assert.match(text, new RegExp(`^HTTP/1\\.1 ${[401, 413, 415, 400, 404][i]} `), text);
     }
+  });
+
+  it('an HTTP/1.0 request gets no 100 Continue (RFC 9110 §15.2), and its body is read once sent', async () => {
+    const body = JSON.stringify({ body: 'one-oh' });
+    const socket = net.connect(server.port, '127.0.0.1');
+    socket.on('error', () => {});
+    const answer = rest(socket);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`POST /v0/notes HTTP/1.0\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+    // What a 1.0 client does without a 100: waits a moment, then sends the body anyway.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.write(body);
+    const text = await answer;
+    assert.doesNotMatch(text, /100 Continue/);
+    assert.match(text, /^HTTP\/1\.1 201 /);
   });
 });

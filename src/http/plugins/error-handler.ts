@@ -65,7 +65,8 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => sendError(reply, toAppError(error, request)));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new AppError('route_not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(reply, routeNotFound(request)));
 }
+
+/** The answer to a request no route takes. */
+export const routeNotFound = (request: FastifyRequest): AppError => new AppError('route_not_found', `no route ${request.method} ${request.url.split('?')[0]}`);

@@ -73,12 +73,23 @@ function watchStreamedBody(raw: IncomingMessage): { digest: () => string | undef
   };
 }
 
+/** The request's Idempotency-Key, when its method takes one. */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined || !METHODS.has(request.method)) return undefined;
+  return Array.isArray(header) ? header.join(',') : header;
+}
+
 export function registerIdempotency(app: FastifyInstance, store: Store, clock: Clock): void {
+  // A malformed key is refused before the body is read (a client waiting on `Expect: 100-continue` gets the
+  // refusal, not a 100).
+  app.addHook('onRequest', async (request) => {
+    const key = idempotencyKeyOf(request);
+    if (key !== undefined) checkIdempotencyKey(key);
+  });
   app.addHook('preValidation', async (request, reply) => {
-    const header = request.headers['idempotency-key'];
-    if (header === undefined || !METHODS.has(request.method)) return;
-    const key = Array.isArray(header) ? header.join(',') : header;
-    checkIdempotencyKey(key);
+    const key = idempotencyKeyOf(request);
+    if (key === undefined) return;
     const streamed = request.body === undefined && request.isMultipart() ? watchStreamedBody(request.raw) : undefined;
     // A body without JSON and not streamed is absent (a DELETE): its length, if any, stands for it.
     const body = request.body ?? (streamed ? 'stream' : (request.headers['content-length'] ?? ''));

@@ -7,6 +7,7 @@ import sjson from 'secure-json-parse';
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { queryLimitError } from '../query-string.ts';
+import { routeNotFound } from './error-handler.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,200}$/;
 
@@ -15,9 +16,13 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${newId()}`;
 }
 
-/** Tells a client that sent `Expect: 100-continue` to send its body; once, and only to such a client. */
+/**
+ * Tells a client that sent `Expect: 100-continue` to send its body; once, only to such a client, never to an
+ * HTTP/1.0 one (RFC 9110 §15.2: it has no 1xx), and not for a request to no route (its answer is the 404).
+ */
 export function sendContinue(request: FastifyRequest, reply: FastifyReply): void {
-  if (request.headers.expect?.toLowerCase() !== '100-continue' || reply.raw.headersSent || continued.has(request.raw)) return;
+  if (request.headers.expect?.toLowerCase() !== '100-continue' || request.raw.httpVersion === '1.0' || request.is404) return;
+  if (reply.raw.headersSent || continued.has(request.raw)) return;
   continued.add(request.raw);
   reply.raw.writeContinue();
 }
@@ -54,7 +59,10 @@ export function registerRequestContext(app: FastifyInstance): void {
   // the limit. Multipart bodies are read by their handlers, after checks of their own (app.ts).
   app.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => app.server.emit('request', request, response));
   app.addHook('preParsing', async (request, reply) => {
-    if (request.headers.expect === undefined || /^multipart\//i.test(request.headers['content-type'] ?? '')) return;
+    if (request.headers.expect === undefined) return;
+    // The 404 would otherwise come after a body the client holds back until it gets a 100.
+    if (request.is404) throw routeNotFound(request);
+    if (/^multipart\//i.test(request.headers['content-type'] ?? '')) return;
     const length = Number(request.headers['content-length'] ?? 0);
     const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim();
     if (length > request.routeOptions.bodyLimit! || mediaType === '' || !request.server.hasContentTypeParser(mediaType)) return;
@@ -111,6 +119,11 @@ function framingError(raw: IncomingMessage): AppError | undefined {
     return new AppError('bad_request', `the request has more than one Host header; ${HOST_SHAPE}`);
   }
   if (host !== '' && !HOST.test(host)) return new AppError('bad_request', `Host ${JSON.stringify(host)} is not a host name or address with an optional port; ${HOST_SHAPE}`);
+  // Links in answers (download URLs) are made from it: a port no client can connect to would be in them.
+  const port = /:(\d+)$/.exec(host)?.[1];
+  if (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65535)) {
+    return new AppError('bad_request', `Host ${JSON.stringify(host)} has port ${port}; a port is 1 to 65535; ${HOST_SHAPE}`);
+  }
   if (raw.url === '*' && raw.method !== 'OPTIONS') return new AppError('bad_request', `the request target "*" is for OPTIONS only; send ${raw.method} with a path such as /v0/collections`);
   const transferEncoding = raw.headers['transfer-encoding'];
   if (transferEncoding === undefined) return undefined;
