@@ -515,3 +515,36 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+for (const engine of ENGINES) {
+  describe(`contains on identifiers and on wildcard characters (${engine})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await createHarness(engine);
+      await makeField(h, 'people', { name: 'Code', ref: 'code', type: 'field/identifier' });
+      for (const [name, code] of [['first', 'AbC-123'], ['second', 'xyz-abc'], ['third', 'a%b_c\\d']]) {
+        await makeItem(h, 'people', { name: text(name!), code: val('identifier', code!) });
+      }
+    });
+    after(() => h.close());
+
+    const matching = async (filter: unknown): Promise<string[]> => {
+      const res = await h.post(`${SEARCH}?limit=100`, { filter });
+      assert.equal(res.status, 200, res.text);
+      return res.body.data.map((r: any) => nameOf(r.data)).sort();
+    };
+
+    it('compares identifiers verbatim on both engines (was: SQLite ignored ASCII case in contains)', async () => {
+      assert.deepEqual(await matching({ op: 'contains', field: 'code', value: 'bC-1' }), ['first']);
+      assert.deepEqual(await matching({ op: 'contains', field: 'code', value: 'abc' }), ['second']);
+      assert.deepEqual(await matching({ op: 'not_contains', field: 'code', value: 'ABC' }), ['first', 'second', 'third']);
+    });
+
+    it('takes %, _ and \\ as the characters they are', async () => {
+      assert.deepEqual(await matching({ op: 'contains', field: 'code', value: '%b_' }), ['third']);
+      assert.deepEqual(await matching({ op: 'contains', field: 'code', value: 'c\\d' }), ['third']);
+      assert.deepEqual(await matching({ op: 'contains', field: 'code', value: '_' }), ['third']);
+      assert.deepEqual(await matching({ op: 'contains', field: 'name', value: '%' }), []);
+    });
+  });
+}

@@ -11,7 +11,7 @@ const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new BetterSq
 
 describe('shapes', () => {
   it('builds a shape once and runs it with each call’s values', () => {
-    const shapes = new Shapes();
+    const shapes = new Shapes('sqlite');
     let builds = 0;
     const build = () => {
       builds++;
@@ -27,17 +27,17 @@ describe('shapes', () => {
   });
 
   it('refuses a shape whose value was written into the SQL text', () => {
-    const shapes = new Shapes();
+    const shapes = new Shapes('sqlite');
     assert.throws(() => shapes.statement('inlined', ['x'], () => db.selectFrom('t').select(sql.lit(slot(0)).as('v'))), /SQL text/);
   });
 
   it('refuses a shape whose value was changed before it reached a parameter', () => {
-    const shapes = new Shapes();
+    const shapes = new Shapes('sqlite');
     assert.throws(() => shapes.statement('changed', ['x'], () => db.selectFrom('t').select('a').where('a', 'like', `%${slot(0)}%`)), /changed/);
   });
 
   it('keeps what memo builds per shape', () => {
-    const shapes = new Shapes();
+    const shapes = new Shapes('sqlite');
     const made = shapes.memo('k', () => ({ n: 1 }));
     assert.equal(shapes.memo('k', () => ({ n: 2 })), made);
   });
@@ -55,7 +55,7 @@ describe('shapes', () => {
     const raw = new BetterSqlite3(':memory:');
     raw.exec('create table parent (id text primary key, name text); create table child (parent_id text, n integer)');
     const local = new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) });
-    const engine = { writableCtes: false };
+    const engine = { name: 'sqlite' as const, writableCtes: false };
     let builds = 0;
     const write = async (id: string, name: string | null, ns: number[]) => {
       const binder = new Binder();

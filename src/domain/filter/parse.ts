@@ -12,7 +12,11 @@ const TEXT_OPS: ValueOp[] = ['starts_with', 'ends_with', 'contains', 'not_contai
 const ORDER_OPS: ValueOp[] = ['eq', 'not_eq', 'gt', 'lt', 'gte', 'lte'];
 const EQUALITY_OPS: ValueOp[] = ['eq', 'not_eq'];
 /** Bounds on one filter, so no request can make the database work for long (docs/behaviour.md). */
-export const FILTER_LIMITS = { depth: 32, conditions: 64, valueLength: 65_536, containsLength: 256 } as const;
+/**
+ * `substrings`: `contains`/`not_contains` conditions, which no index answers: each reads every value of its
+ * field in the collection (~75 ms at 100,000 items), so a search holds the database for as many of those.
+ */
+export const FILTER_LIMITS = { depth: 32, conditions: 64, valueLength: 65_536, containsLength: 256, substrings: 4 } as const;
 const DENSE = new Set<FieldType>(['field/choice', 'field/stage', 'field/boolean']);
 
 const malformed = (pointer: string, detail: string) => new AppError('invalid_filter', detail, { pointer });
@@ -61,6 +65,7 @@ export function columnOf(field: Field): KeyColumn {
 
 export function parseFilter(schema: CollectionSchema, input: unknown): FilterNode {
   let conditions = 0;
+  let substrings = 0;
   const parse = (input: unknown, pointer: string, depth: number): FilterNode => {
     if (depth > FILTER_LIMITS.depth) throw malformed(pointer, `filters nest at most ${FILTER_LIMITS.depth} levels deep`);
     if (++conditions > FILTER_LIMITS.conditions) {
@@ -84,6 +89,12 @@ export function parseFilter(schema: CollectionSchema, input: unknown): FilterNod
         return { kind: 'exists', fieldId: field.id, column: columnOf(field) };
       }
       default:
+        if ((node.op === 'contains' || node.op === 'not_contains') && ++substrings > FILTER_LIMITS.substrings) {
+          throw malformed(
+            `${pointer}/op`,
+            `a filter holds at most ${FILTER_LIMITS.substrings} contains/not_contains conditions (each reads every value of its field); use starts_with, ends_with or eq where they do, or split the search`,
+          );
+        }
         return valueCondition(schema, node, pointer);
     }
   };

@@ -22,7 +22,7 @@ export const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
  * `outboxWritten` is told of every write of webhook outbox rows (the store wakes the delivery worker once the
  * transaction commits) and answers whether to announce them to other processes now.
  */
-export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'writableCtes' | 'announce'>, outboxWritten: () => boolean): ActivityRepo {
+export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' | 'writableCtes' | 'announce'>, outboxWritten: () => boolean): ActivityRepo {
   const shapes = shapesOf(engine);
   return {
     async insert(activity, deliveries = []) {

@@ -13,23 +13,26 @@ import { plannedPerRequest } from './statement-marks.ts';
 
 type Eb = ExpressionBuilder<any, any>;
 type AnyQuery = SelectQueryBuilder<any, any, any>;
+/** The engine's SQL dialect, where the two differ. */
+type Dialect = Shapes['dialect'];
 
 /** Above every character a key can hold: the end of a prefix range. */
 const TOP = '\u{10FFFF}';
 const COMPARISONS: Partial<Record<ValueOp, '=' | '>' | '<' | '>=' | '<='>> = { eq: '=', gt: '>', lt: '<', gte: '>=', lte: '<=' };
 
-const likeContains = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 const KEY_COLUMNS = { text: 'v.key_text', num: 'v.key_num', suffix: 'v.key_rev' } as const;
 
-function keyCondition(eb: Eb, op: ValueOp, column: keyof typeof KEY_COLUMNS, key: string | number): Expression<SqlBool> {
+function keyCondition(eb: Eb, dialect: Dialect, op: ValueOp, column: keyof typeof KEY_COLUMNS, key: string | number): Expression<SqlBool> {
   const ref = sql.ref(KEY_COLUMNS[column]);
   switch (op) {
     case 'starts_with':
       return eb.and([eb(ref, '>=', key), eb(ref, '<', `${key}${TOP}`)]);
     case 'contains':
     case 'not_contains':
-      return sql<SqlBool>`${ref} like ${likeContains(String(key))} escape '\\'`;
+      // A plain substring search, not LIKE: a long pattern LIKE tries at every position of every value
+      // (63 patterns of 256 characters over 36,000 values held SQLite for 1.5 s; `instr` takes 3 ms each).
+      return dialect === 'postgres' ? sql<SqlBool>`strpos(${ref}, ${key}) > 0` : sql<SqlBool>`instr(${ref}, ${key}) > 0`;
     case 'not_eq':
       return eb(ref, '=', key);
     default:
@@ -67,17 +70,17 @@ function selectivity(node: FilterNode): number {
 const DENSE = 10;
 
 /** `probe`: test each candidate row (correlated EXISTS) rather than list every matching item (IN). */
-function compileFilter(eb: Eb, node: FilterNode, probe = selectivity(node) >= DENSE): Expression<SqlBool> {
+function compileFilter(eb: Eb, dialect: Dialect, node: FilterNode, probe = selectivity(node) >= DENSE): Expression<SqlBool> {
   switch (node.kind) {
     case 'and': {
       const best = node.filters.reduce((b, f, i, all) => (selectivity(f) < selectivity(all[b]!) ? i : b), 0);
       const driver = probe ? -1 : best;
-      return eb.and(node.filters.map((f, i) => compileFilter(eb, f, i !== driver)));
+      return eb.and(node.filters.map((f, i) => compileFilter(eb, dialect, f, i !== driver)));
     }
     case 'or':
-      return eb.or(node.filters.map((f) => compileFilter(eb, f, probe)));
+      return eb.or(node.filters.map((f) => compileFilter(eb, dialect, f, probe)));
     case 'not':
-      return eb.not(compileFilter(eb, node.filter, true));
+      return eb.not(compileFilter(eb, dialect, node.filter, true));
     case 'exists':
       if (node.column === 'created_at' || node.column === 'updated_at') return sql<SqlBool>`1 = 1`;
       return matchItems(eb, node.fieldId, probe, () => sql<SqlBool>`1 = 1`, false);
@@ -90,7 +93,7 @@ function compileFilter(eb: Eb, node: FilterNode, probe = selectivity(node) >= DE
       }
       // Negative ops hold for items with no matching value, including items with no value at all.
       const negated = op === 'not_eq' || op === 'not_contains';
-      return matchItems(eb, node.fieldId, probe, (inner) => keyCondition(inner, op, column, key), negated);
+      return matchItems(eb, node.fieldId, probe, (inner) => keyCondition(inner, dialect, op, column, key), negated);
     }
   }
 }
@@ -140,8 +143,8 @@ export interface TaggedPage extends Page<ServedItem> {
  * The shape of a page read: the read with its values — organization, collection, wire tag, filter keys, the
  * cursor's position — replaced by slots, and the values in slot order. Whatever the statements' building
  * decides on stays in the shape: the filter's structure, fields and ops, the sort, the page size and
- * direction, which cursor values are null, and the keys building looks into (a `contains` text is escaped
- * into a pattern, and a prefix shorter than three characters is judged less selective).
+ * direction, which cursor values are null, and the keys building looks into (a prefix shorter than three
+ * characters is judged less selective).
  */
 function shapeOf(read: PageRead): { shape: PageRead; values: unknown[] } {
   const values: unknown[] = [];
@@ -156,7 +159,7 @@ function shapeOf(read: PageRead): { shape: PageRead; values: unknown[] } {
       case 'exists':
         return node;
       case 'value': {
-        const seen = node.op === 'contains' || node.op === 'not_contains' || (node.op === 'starts_with' && String(node.key).length < 3);
+        const seen = node.op === 'starts_with' && String(node.key).length < 3;
         return seen ? node : { ...node, key: put(node.key) };
       }
     }
@@ -186,7 +189,7 @@ export async function queryItems(
   // The statements are built once per shape, over slots, and run with this read's values.
   const { shape, values } = shapeOf({ orgId, query, page, wireTag, tagged });
   const key = `items.page ${JSON.stringify(shape)}`;
-  const segments = shapes.memo(key, () => pageSegments(db, shape));
+  const segments = shapes.memo(key, () => pageSegments(db, shapes.dialect, shape));
   // With several conditions, which should drive the read depends on their values (a name prefix matching one
   // item, a choice matching a third): PostgreSQL plans such a read for its values each time. A plan kept for
   // the statement drove a name prefix and a choice from the choice: 146 ms a search instead of 0.5.
@@ -237,7 +240,7 @@ export function servedRow(r: Record<string, any>, orgId: string, collectionId: s
 const endsWithId = (query: ItemQuery) => query.sort[query.sort.length - 1]?.column === 'id';
 
 /** The stretches of the list a page read walks, as query builders. */
-function pageSegments(db: Kysely<Database>, { orgId, query, wireTag, tagged }: PageRead): Segment<any>[] {
+function pageSegments(db: Kysely<Database>, dialect: Dialect, { orgId, query, wireTag, tagged }: PageRead): Segment<any>[] {
   /** The collection's items that pass the filter, from `from` (which names them `i`). */
   const matching = (from: AnyQuery): AnyQuery => {
     let q = from
@@ -247,7 +250,7 @@ function pageSegments(db: Kysely<Database>, { orgId, query, wireTag, tagged }: P
     // Uncorrelated: evaluated once per statement, not per row.
     if (tagged) q = q.select((eb) => eb.selectFrom('organizations').select('schema_tag').where('id', '=', orgId).as('schema_tag'));
     const filter = query.filter;
-    return filter ? q.where((eb) => compileFilter(eb, filter)) : q;
+    return filter ? q.where((eb) => compileFilter(eb, dialect, filter)) : q;
   };
   const [lead, ...rest] = query.sort;
   // Ties go by id in the first key's direction, so a descending list is its ascending one reversed and one

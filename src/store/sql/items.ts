@@ -84,7 +84,7 @@ function indexChange(fieldIds: string[], entries: IndexEntry[], previous: IndexE
  */
 export async function serveOneTagged(
   db: Kysely<Database>,
-  engine: object,
+  engine: Pick<Engine, 'name'>,
   orgId: string,
   collectionId: string,
   id: string,
@@ -101,7 +101,7 @@ export async function serveOneTagged(
   return { schemaTag: row.schema_tag, served: row.id === null ? undefined : servedRow(row, orgId, collectionId) };
 }
 
-export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'rowLocks' | 'writableCtes' | 'readAhead'>): ItemRepo {
+export function itemRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' | 'rowLocks' | 'writableCtes' | 'readAhead'>): ItemRepo {
   /**
    * Writes the item's row with `head` (built over `binder`'s slots), and index rows with `rows`: the first batch
    * in the same statement where the engine can. `key` names the head's shape.

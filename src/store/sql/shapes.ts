@@ -5,6 +5,7 @@
 // by SQL text). A builder may branch on anything in the shape's key, never on a slot's value.
 import { randomBytes } from 'node:crypto';
 import { createQueryId, type CompiledQuery, type Compilable, type QueryExecutorProvider, type RawBuilder } from 'kysely';
+import type { Engine } from './sql-store.ts';
 
 // Values a shape keeps in its key (a `contains` text) reach the statement too: a random part per process keeps
 // a request from writing a placeholder of its own into one.
@@ -42,6 +43,9 @@ function remember<T>(map: Map<string, T>, key: string, value: T): T {
 }
 
 export class Shapes {
+  /** `dialect`: the engine's, for the few statements whose SQL differs between them. */
+  constructor(readonly dialect: Engine['name']) {}
+
   private readonly templates = new Map<string, Template>();
   private readonly built = new Map<string, unknown>();
 
@@ -96,8 +100,8 @@ export function bindAll<R extends object>(row: R, bind: Binder['bind']): R {
 const perEngine = new WeakMap<object, Shapes>();
 
 /** The shapes of one engine (compiled SQL is in its dialect). */
-export function shapesOf(engine: object): Shapes {
+export function shapesOf(engine: Pick<Engine, 'name'>): Shapes {
   let shapes = perEngine.get(engine);
-  if (!shapes) perEngine.set(engine, (shapes = new Shapes()));
+  if (!shapes) perEngine.set(engine, (shapes = new Shapes(engine.name)));
   return shapes;
 }

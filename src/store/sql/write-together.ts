@@ -19,7 +19,7 @@ export type Write = (creator: QueryCreator<Database>) => Compilable & { execute(
 
 export async function writeTogether(
   db: Kysely<Database>,
-  engine: Pick<Engine, 'writableCtes'>,
+  engine: Pick<Engine, 'name' | 'writableCtes'>,
   key: string,
   { values }: Binder,
   [parent, ...children]: [Write, ...Write[]],
