@@ -512,6 +512,25 @@ for (const engine of ENGINES) {
         const next = (await h.get(`${PEOPLE}?sort[]=-age&limit=2`)).body.meta.cursors.next;
         assert.equal((await h.get(`${PEOPLE}?sort[]=age&limit=2&after=${encodeURIComponent(next)}`)).status, 400);
       });
+
+      it('refuses a cursor of another search filter, and a list cursor on a filtered search (was: 200, a page of the other list)', async () => {
+        const smiths = { filter: { field: 'name', op: 'contains', value: 'smith' } };
+        const first = await h.post(`${SEARCH}?limit=1`, smiths);
+        const cursor = encodeURIComponent(first.body.meta.cursors.next);
+        const second = await h.post(`${SEARCH}?limit=1&after=${cursor}`, smiths);
+        assert.equal(second.status, 200, second.text);
+        // The same filter spelt with the field's id pages on.
+        const byId = await h.post(`${SEARCH}?limit=1&after=${cursor}`, { filter: { ...smiths.filter, field: (await h.get('/v0/collections/people')).body.fields.find((f: any) => f.ref === 'name').id } });
+        assert.deepEqual(byId.body.data, second.body.data);
+        for (const other of [{ filter: { field: 'name', op: 'contains', value: 'o' } }, {}]) {
+          const res = await h.post(`${SEARCH}?limit=1&after=${cursor}`, other);
+          assert.equal(res.status, 400, res.text);
+          assert.equal(res.body.errors[0].source.parameter, 'after');
+        }
+        const listCursor = encodeURIComponent((await h.get(`${PEOPLE}?limit=1`)).body.meta.cursors.next);
+        assert.equal((await h.post(`${SEARCH}?limit=1&after=${listCursor}`, smiths)).status, 400);
+        assert.equal((await h.post(`${SEARCH}?limit=1&after=${listCursor}`, {})).status, 200, 'an unfiltered search is the list');
+      });
     });
   });
 }

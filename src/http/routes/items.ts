@@ -55,8 +55,12 @@ const docs = {
 };
 
 export const itemRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { store, listing, clock }) => {
-  /** Cursors are scoped to the list: the collection and its order. */
-  const listName = (prepared: PreparedQuery) => `items/${prepared.schema.collection.id}/${prepared.orderSignature}`;
+  /**
+   * Cursors are scoped to the list: the collection, its order and a search's filter (as parsed: filters that
+   * only differ in spelling, a field's ref for its id, share their pages).
+   */
+  const listName = ({ schema, orderSignature, query }: PreparedQuery) =>
+    `items/${schema.collection.id}/${orderSignature}${query.filter ? `/${JSON.stringify(query.filter)}` : ''}`;
 
   app.get(
     '/collections/:collection_id/items',
