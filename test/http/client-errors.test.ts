@@ -206,6 +206,15 @@ describe('transport-level errors (real sockets)', () => {
     });
   }
 
+  it('two Authorization lines answer 400 in the errors envelope, whichever comes first (was: the first one silently won)', async () => {
+    for (const lines of [`Authorization: Bearer ${TEST_KEY}\r\nAuthorization: Bearer wrong_key_0123456789\r\n`, `Authorization: Bearer wrong_key_0123456789\r\nAuthorization: Bearer ${TEST_KEY}\r\n`]) {
+      const result = await exchange(server.port, [`GET /v0/collections HTTP/1.1\r\n${HOST}${lines}\r\n`]);
+      const [answer] = answersIn(result.bytes, ['GET']);
+      const error = assertClosingEnvelope(answer!, 400, 'Bad Request');
+      assert.match(error.detail!, /more than one Authorization header/);
+    }
+  });
+
   it('Transfer-Encoding in HTTP/1.0, or empty beside Content-Length, answers 400 and closes, nothing written (was: 201)', async () => {
     for (const request of [
       `POST /v0/collections HTTP/1.0\r\n${HOST}Authorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nc\r\n{"name":"Y"}\r\n0\r\n\r\n`,

@@ -102,11 +102,17 @@ export function registerRequestContext(app: FastifyInstance): void {
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::\d{1,5})?$/;
 const HOST_SHAPE = 'send one Host header naming the server, such as "Host: 127.0.0.1:8080"';
 
-/** How many header lines are Host (names and values alternate in `rawHeaders`). */
-function hostLines(rawHeaders: string[]): number {
-  let n = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 4 && rawHeaders[i]!.toLowerCase() === 'host') n++;
-  return n;
+/** The singleton header (Host, Authorization) sent on more than one line, if any: Node keeps the first silently. */
+function repeatedSingleton(rawHeaders: string[]): string | undefined {
+  let host = 0;
+  let authorization = 0;
+  // Names and values alternate in `rawHeaders`.
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host' && ++host > 1) return 'Host';
+    if (name.length === 13 && name.toLowerCase() === 'authorization' && ++authorization > 1) return 'Authorization';
+  }
+  return undefined;
 }
 
 function framingError(raw: IncomingMessage): AppError | undefined {
@@ -114,9 +120,10 @@ function framingError(raw: IncomingMessage): AppError | undefined {
   if (host === undefined) {
     return raw.httpVersion === '1.1' ? new AppError('bad_request', `an HTTP/1.1 request needs a Host header; ${HOST_SHAPE}`) : undefined;
   }
-  // Node keeps the first of several Host lines and drops the others silently.
-  if (hostLines(raw.rawHeaders) > 1) {
-    return new AppError('bad_request', `the request has more than one Host header; ${HOST_SHAPE}`);
+  const repeated = repeatedSingleton(raw.rawHeaders);
+  if (repeated === 'Host') return new AppError('bad_request', `the request has more than one Host header; ${HOST_SHAPE}`);
+  if (repeated === 'Authorization') {
+    return new AppError('bad_request', "the request has more than one Authorization header; send one: 'Authorization: Bearer <API key>'");
   }
   if (host !== '' && !HOST.test(host)) return new AppError('bad_request', `Host ${JSON.stringify(host)} is not a host name or address with an optional port; ${HOST_SHAPE}`);
   // Links in answers (download URLs) are made from it: a port no client can connect to would be in them.
