@@ -617,9 +617,25 @@ for (const engine of ENGINES) {
       const [activity] = await all(h, 'type[eq]=activity/note_created');
       assert.deepEqual(activity.note, { id: note.body.id, type: 'note' });
       assert.deepEqual(activity.related_items.map((i: any) => i.id), [person.id]);
+      // The older single pointer too, which the TypeScript, Python and Go SDKs read (was: absent).
+      assert.deepEqual(activity.related_item, activity.related_items[0]);
       assert.equal(activity.related_meeting, null);
       assert.ok(Array.isArray(activity.constituents), 'constituents stay');
       assert.deepEqual((await h.get(`/v0/activities/${activity.id}`)).body, activity);
+      // Webhooks (and the event feed) carry the newest shape alone.
+      const events = await h.get('/v0/tycho/events?limit=100');
+      assert.equal(events.status, 200, events.text);
+      const event = events.body.data.find((e: any) => e.payload?.id === activity.id || e.data?.id === activity.id);
+      assert.ok(event, events.text);
+      assert.equal('related_item' in (event.payload ?? event.data), false);
+    });
+
+    it('a note about no item has related_item null beside an empty related_items', async () => {
+      const note = await h.post('/v0/notes', { body: 'About nothing' });
+      assert.equal(note.status, 201, note.text);
+      const activity = (await all(h, 'type[eq]=activity/note_created')).find((a: any) => a.note.id === note.body.id);
+      assert.deepEqual(activity.related_items, []);
+      assert.equal(activity.related_item, null);
     });
   });
 }

@@ -68,5 +68,13 @@ export const ActivityWire = Type.Object(
 
 export function renderActivity(activity: Activity): Static<typeof ActivityWire> {
   // id, type and occurred_at come with the per-type shape, as webhooks carry them.
-  return { ...(webhookPayload(activity) as { id: string; type: string; occurred_at: string }), constituents: documentedConstituents(activity.constituents) };
+  const payload = webhookPayload(activity) as { id: string; type: string; occurred_at: string; related_items?: unknown[] };
+  return { ...payload, ...olderPointers(payload), constituents: documentedConstituents(activity.constituents) };
 }
+
+/**
+ * The pointers an older per-type shape had, kept in the feed for the SDKs typed against it (the TypeScript,
+ * Python and Go SDKs read `note_created`'s one `related_item`, which became `related_items` in March 2026).
+ * Webhooks carry the newest shape alone.
+ */
+const olderPointers = (payload: { related_items?: unknown[] }) => (payload.related_items ? { related_item: payload.related_items[0] ?? null } : {});
