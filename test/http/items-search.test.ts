@@ -221,6 +221,13 @@ for (const engine of ENGINES) {
         assert.deepEqual(await matching({ op: 'eq', field: 'vip', value: false }), where((p) => p.vip === false));
       });
 
+      it('values sent as strings compare as the type of their field (seed §4.4 shows every value as a string; was: 422)', async () => {
+        assert.deepEqual(await matching({ op: 'eq', field: 'age', value: '34' }), await matching({ op: 'eq', field: 'age', value: 34 }));
+        assert.deepEqual(await matching({ op: 'gte', field: 'age', value: '40.5' }), where((p) => (p.age ?? 0) >= 40.5));
+        assert.deepEqual(await matching({ op: 'eq', field: 'vip', value: 'true' }), where((p) => p.vip === true));
+        assert.deepEqual(await matching({ op: 'eq', field: 'vip', value: 'false' }), where((p) => p.vip === false));
+      });
+
       it('relations match by item id', async () => {
         assert.deepEqual(await matching({ op: 'eq', field: 'organization', value: orgIds.Acme }), ['Alice Smith', 'Dave Smithers', 'Heidi Klum']);
       });

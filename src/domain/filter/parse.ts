@@ -142,16 +142,34 @@ function filterField(schema: CollectionSchema, key: unknown, pointer: string): F
 const EXPECTED: Record<Kind, { json: 'string' | 'number' | 'boolean'; what: string }> = {
   text: { json: 'string', what: 'text: send a string such as "Acme"' },
   verbatim: { json: 'string', what: 'text: send a string such as "ACME-0042"' },
-  number: { json: 'number', what: 'numbers: send a JSON number such as 42' },
+  number: { json: 'number', what: 'numbers: send a number such as 42 (or "42")' },
   boolean: { json: 'boolean', what: 'booleans: send true or false' },
   date: { json: 'string', what: 'dates: send a string "YYYY-MM-DD"' },
   datetime: { json: 'string', what: 'date-times: send an ISO 8601 string such as "2025-02-17T16:00:00Z"' },
   reference: { json: 'string', what: 'ids: send the id as a string' },
 };
 
+/** A number written as text (`"42"`, `"-1.5"`, `"1e3"`): what a client that sends every value as a string sends. */
+const NUMBER_TEXT = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * `value` as the JSON type the field's kind compares with, when it says the same unambiguously: a number as
+ * text for a number field, "true"/"false" for a boolean, a number for text (seed §4.4 shows every filter
+ * value as a string; the SDKs send strings, numbers and booleans).
+ */
+function asExpected(kind: Kind, value: string | number | boolean): string | number | boolean {
+  const expected = EXPECTED[kind].json;
+  if (typeof value === expected) return value;
+  if (expected === 'number' && typeof value === 'string' && NUMBER_TEXT.test(value.trim())) return Number(value.trim());
+  if (expected === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  if (expected === 'string' && typeof value === 'number' && (kind === 'text' || kind === 'verbatim')) return String(value);
+  return value;
+}
+
 /** The value normalised like the index keys it is compared with; starts_with/ends_with get the whole text. */
-function filterKey(field: Field, kind: Kind, op: ValueOp, value: string | number | boolean, pointer: string): string | number {
-  const bad = (what: string) => invalidAt(pointer, `${field.ref} compares ${what}; got ${JSON.stringify(value)}`);
+function filterKey(field: Field, kind: Kind, op: ValueOp, sent: string | number | boolean, pointer: string): string | number {
+  const bad = (what: string) => invalidAt(pointer, `${field.ref} compares ${what}; got ${JSON.stringify(sent)}`);
+  const value = asExpected(kind, sent);
   if (typeof value !== EXPECTED[kind].json) throw bad(EXPECTED[kind].what);
   const substring = op === 'contains' || op === 'not_contains';
   const affix = op === 'starts_with' || op === 'ends_with';
