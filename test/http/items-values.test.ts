@@ -190,6 +190,8 @@ for (const engine of ENGINES) {
 
       it('telephone: strict E.164', async () => {
         assert.deepEqual(await roundTrip('phone', val('telephone_number', '+14155552671')), val('telephone_number', '+14155552671'));
+        // Trimmed like every one-line value (was: 422).
+        assert.deepEqual(await roundTrip('phone', val('telephone_number', ' +14155552671\t')), val('telephone_number', '+14155552671'));
         const detail = await rejects('phone', val('telephone_number', '+1 415 555 2671'));
         assert.match(detail, /E\.164/);
         await rejects('phone', val('telephone_number', '4155552671'));
