@@ -125,6 +125,32 @@ export async function syncTwoWay(
   }
 }
 
+/**
+ * The fields of `item` a two-way relation to itself mirrors onto: a relation field whose values gain or lose
+ * the item itself changes its counterpart in the same collection on the item too, in `after`, so that the
+ * one write carries both sides (`syncTwoWay` mirrors onto other items, and skips the item itself). A `one`
+ * counterpart that pointed elsewhere is moved; `syncTwoWay` then unlinks the item it pointed at. Returns the
+ * counterpart fields it changed.
+ */
+export function mirrorOntoItself(fields: Field[], item: Item, collectionRef: string, before: Item['values'], after: Item['values']): Field[] {
+  const changed: Field[] = [];
+  const holdsItself = (values: Item['values'], field: Field) => (values[field.id] ?? []).some((v) => idOf(v) === item.id);
+  for (const field of fields) {
+    if (field.type !== 'field/relation' || field.config.relationType !== 'two_way') continue;
+    const now = holdsItself(after, field);
+    if (now === holdsItself(before, field)) continue;
+    const ids = field.kind === 'inverse' ? [field.config.sourceFieldId!] : (field.config.reverseFieldIds ?? []);
+    const mirror = fields.find((f) => ids.includes(f.id) && f.collectionId === item.collectionId);
+    if (!mirror || holdsItself(after, mirror) === now) continue;
+    const others = (after[mirror.id] ?? []).filter((v) => idOf(v) !== item.id);
+    const values = now ? [...(mirror.cardinality === 'one' ? [] : others), pointerTo(item, collectionRef)] : others;
+    if (values.length > 0) after[mirror.id] = values;
+    else delete after[mirror.id];
+    changed.push(mirror);
+  }
+  return changed;
+}
+
 /** Removes `targetId` from `field` of the item `itemId` (the far end of a moved one-to-many link). */
 async function unlink(store: Store, itemId: string, field: Field, targetId: string, now: string): Promise<void> {
   const [item] = await store.items.findMany(field.orgId, [itemId], 'exclusive');

@@ -8,7 +8,7 @@ import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { fieldByKey, loadSchema, recentSchema, type CollectionSchema } from './collection-schema.ts';
 import { applyChanges, checkRequired, defaultChanges, parseValueMap, REPLACE, type FieldChange, type Strategies } from './item-values.ts';
-import { removeRelationsTo, resolveRelationTargets, syncTwoWay } from './item-relations.ts';
+import { mirrorOntoItself, removeRelationsTo, resolveRelationTargets, syncTwoWay } from './item-relations.ts';
 import { indexEntries, indexKey, type IndexKey, type Item } from './items.ts';
 import { constituent, recordActivity } from './activity.ts';
 import type { Principal } from './api-keys.ts';
@@ -250,11 +250,13 @@ async function changeItem(
   // The relation targets of `changes` are resolved (and locked) by the caller, before it locked the item.
   const before = item.values;
   const after = applyChanges(before, changes, strategies);
+  // A relation of the item to itself changes its other side on the item too.
+  const mirrored = mirrorOntoItself(schema.fields, item, schema.collection.ref, before, after);
   checkRequired(schema, after, changes.map((c) => c.field));
   const next: Item = { ...item, values: after, updatedAt: now };
   await checkUnique(store, schema, next, changes);
-  // Only the fields the request touched get new index entries.
-  const touched = changes.map((c) => c.field);
+  // Only the fields the write changed get new index entries.
+  const touched = [...changes.map((c) => c.field), ...mirrored.filter((m) => !changes.some((c) => c.field.id === m.id))];
   const wire = storedWire(next, schema);
   await store.items.update(next, wire, indexEntries(touched, after), touched.map((f) => f.id), indexEntries(touched, before));
   await syncTwoWay(store, next, schema.collection.ref, schema.fields, before, after, now);

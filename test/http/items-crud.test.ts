@@ -334,6 +334,41 @@ for (const engine of ENGINES) {
       assert.equal((await h.delete(`${PEOPLE}/${goes.id}`)).status, 204);
       assert.deepEqual(ids(await orgPeople(org.id)), [stays.id]);
     });
+
+    it('a relation of an item to itself is mirrored on the item, from either side (was: one side only)', async () => {
+      const coll = await h.post('/v0/collections', { name: 'Teams' });
+      assert.equal(coll.status, 201, coll.text);
+      const parent = await makeField(h, coll.body.ref, {
+        type: 'field/relation', name: 'Parent', cardinality: 'one', relation_type: 'two_way', reverse_field_name: 'Children',
+        allowed_collections: [{ type: 'collection', ref: coll.body.ref }],
+      });
+      const children = parent.reverse_fields[0].ref as string;
+      const url = `/v0/collections/${coll.body.ref}/items`;
+      const team = await makeItem(h, coll.body.ref, { name: text('Root') });
+      const other = await makeItem(h, coll.body.ref, { name: text('Other') });
+      const selfRef = rel(team.id);
+
+      const own = await h.patch(`${url}/${team.id}`, { values: { [parent.ref]: selfRef } });
+      assert.equal(own.status, 200, own.text);
+      assert.deepEqual(ids(own.body.values[children]), [team.id], 'the answer carries both sides');
+      assert.deepEqual(ids((await h.get(`${url}/${team.id}`)).body.values[children]), [team.id]);
+      const found = await h.post(`${url}/search`, { filter: { op: 'eq', field: children, value: team.id } });
+      assert.deepEqual(found.body.data.map((r: any) => r.data.id), [team.id]);
+
+      // Cleared from the other side: both go.
+      const cleared = await h.patch(`${url}/${team.id}`, { values: { [children]: null } });
+      assert.equal(cleared.status, 200, cleared.text);
+      assert.equal(cleared.body.values[parent.ref], undefined);
+      assert.equal((await h.post(`${url}/search`, { filter: { op: 'eq', field: parent.ref, value: team.id } })).body.data.length, 0);
+
+      // Set from the many side, where the one side pointed elsewhere: moved, and the other item lets go.
+      assert.equal((await h.patch(`${url}/${team.id}`, { values: { [parent.ref]: rel(other.id) } })).status, 200);
+      assert.deepEqual(ids((await h.get(`${url}/${other.id}`)).body.values[children]), [team.id]);
+      const moved = await h.patch(`${url}/${team.id}`, { values: { [children]: [selfRef] } });
+      assert.equal(moved.status, 200, moved.text);
+      assert.equal(moved.body.values[parent.ref].data.id, team.id);
+      assert.equal((await h.get(`${url}/${other.id}`)).body.values[children], undefined);
+    });
   });
 
   describe(`upsert (${engine})`, () => {
