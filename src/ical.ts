@@ -108,13 +108,13 @@ export function readCalendar(text: string): CalendarEvents {
       end_at: instant(end, tzidOf('dtend') ?? tzidOf('dtstart')),
       time_zone: isZone(given) ? given : 'UTC',
     };
-    if (event.summary) input.title = event.summary;
-    if (event.description) input.description = event.description;
-    if (event.location) input.location = event.location;
+    // An event is the meeting's whole state: what it leaves out is cleared on a meeting imported before.
+    input.title = event.summary || null;
+    input.description = event.description || null;
+    input.location = event.location || null;
     const url = component.getFirstPropertyValue('url');
-    if (typeof url === 'string' && url.trim() !== '') input.provider_uri = url.trim();
-    const organizer = person(component.getFirstProperty('organizer'));
-    if (organizer) input.organizer = organizer;
+    input.provider_uri = typeof url === 'string' && url.trim() !== '' ? url.trim() : null;
+    input.organizer = person(component.getFirstProperty('organizer')) ?? null;
     input.attendees = event.attendees.map(person).filter((p): p is PersonInput => p !== undefined);
     events.push(input);
   }

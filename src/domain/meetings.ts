@@ -118,6 +118,11 @@ function text(value: string | null | undefined, pointer: string, max = TEXT_MAX)
   return trimmed === '' ? null : trimmed;
 }
 
+/** A property of an update: what was sent (`parse`d), or, when it was not sent, what is stored (null on a creation). */
+function sentOr(sent: unknown, stored: string | null | undefined, parse: () => string | null): string | null {
+  return sent === undefined ? (stored ?? null) : parse();
+}
+
 function required(value: string, pointer: string, what: string, max = 1024): string {
   const trimmed = value.trim();
   if (trimmed === '') throw invalidAt(pointer, `${what} must not be blank`);
@@ -143,7 +148,11 @@ export function checkTimeZone(zone: string, pointer = '/time_zone'): string {
 function participantsOf(input: MeetingInput, current: Participant[]): Participant[] {
   if ((input.attendees?.length ?? 0) > MAX_ATTENDEES) throw invalidAt('/attendees', `a meeting has at most ${MAX_ATTENDEES} attendees`);
   const wanted: Omit<Participant, 'id'>[] = [];
-  if (input.organizer) wanted.push({ role: 'organizer', email: emailAt(input.organizer.email, '/organizer/email'), name: text(input.organizer.name, '/organizer/name', 1024) });
+  // An organizer or attendee list not sent stays as it was; `null` (organizer) and `[]` clear.
+  const kept = (role: Participant['role']) => current.filter((c) => c.role === role).map(({ role, email, name }) => ({ role, email, name }));
+  if (input.organizer === undefined) wanted.push(...kept('organizer'));
+  else if (input.organizer) wanted.push({ role: 'organizer', email: emailAt(input.organizer.email, '/organizer/email'), name: text(input.organizer.name, '/organizer/name', 1024) });
+  if (input.attendees === undefined) wanted.push(...kept('attendee'));
   for (const [i, a] of (input.attendees ?? []).entries()) {
     const address = emailAt(a.email, `/attendees/${i}/email`);
     if (wanted.some((w) => w.role === 'attendee' && w.email.toLowerCase() === address.toLowerCase())) continue;
@@ -198,15 +207,16 @@ export interface SavedMeeting {
 }
 
 /**
- * Creates the meeting with this `i_cal_uid`, or updates the one that has it (every property the input gives;
- * `tags` omitted = unchanged). A creation records `activity/meeting_scheduled`.
+ * Creates the meeting with this `i_cal_uid`, or updates the one that has it: every property the input gives
+ * replaces the stored one (`null` clears it), a property it leaves out stays as it was. A creation records
+ * `activity/meeting_scheduled`.
  */
 export async function saveMeeting(store: Store, orgId: string, input: MeetingInput, clock: Clock = systemClock): Promise<SavedMeeting> {
   const uid = required(input.i_cal_uid, '/i_cal_uid', 'i_cal_uid');
   const startAt = instant(input.start_at, '/start_at');
   const endAt = instant(input.end_at, '/end_at');
   if (endAt < startAt) throw invalidAt('/end_at', 'end_at must not be before start_at');
-  const timeZone = checkTimeZone(input.time_zone ?? 'UTC');
+  const timeZone = input.time_zone === undefined ? undefined : checkTimeZone(input.time_zone);
   const saved = await store.transaction(async (tx) => {
     // Racing saves of one UID wait for each other; the unique index is the last word.
     await tx.lock([recordLock('meeting_uid', `${orgId}:${uid}`)]);
@@ -220,13 +230,13 @@ export async function saveMeeting(store: Store, orgId: string, input: MeetingInp
       orgId,
       iCalUid: uid,
       providerId: input.provider_id !== undefined ? required(input.provider_id, '/provider_id', 'provider_id') : (current?.providerId ?? uid),
-      title: text(input.title, '/title', 1024),
-      description: text(input.description, '/description'),
-      location: text(input.location, '/location', 1024),
+      title: sentOr(input.title, current?.title, () => text(input.title, '/title', 1024)),
+      description: sentOr(input.description, current?.description, () => text(input.description, '/description')),
+      location: sentOr(input.location, current?.location, () => text(input.location, '/location', 1024)),
       startAt,
       endAt,
-      timeZone,
-      providerUri: text(input.provider_uri, '/provider_uri', 8192),
+      timeZone: timeZone ?? current?.timeZone ?? 'UTC',
+      providerUri: sentOr(input.provider_uri, current?.providerUri, () => text(input.provider_uri, '/provider_uri', 8192)),
       participants,
       recording: current?.recording ?? null,
       transcript: current?.transcript ?? null,

@@ -121,6 +121,33 @@ for (const engine of ENGINES) {
       assert.equal(listed.body.data.length, 1);
     });
 
+    it('an update keeps what it does not send; null and [] clear (was: every property left out was erased)', async () => {
+      const full = meetingBody({
+        description: 'Numbers', location: 'Room 1', provider_uri: 'https://meet.test/q', organizer: { email: 'ada@example.com', name: 'Ada' },
+        attendees: [{ email: 'one@acme.test' }],
+      });
+      const first = await h.post('/v0/tycho/meetings', full);
+      assert.equal(first.status, 201, first.text);
+      const include = '?include[]=organizer&include[]=attendees';
+      const times = { i_cal_uid: full.i_cal_uid, start_at: full.start_at, end_at: '2030-03-10T11:00:00Z' };
+      const moved = await h.post('/v0/tycho/meetings', times);
+      assert.equal(moved.status, 200, moved.text);
+      const kept = (await h.get(`/v0/meetings/${first.body.id}${include}`)).body;
+      assert.deepEqual(
+        [kept.title, kept.description, kept.location, kept.provider_uri, kept.time_zone, kept.duration],
+        ['Quarterly review', 'Numbers', 'Room 1', 'https://meet.test/q', 'Europe/Berlin', 7200],
+      );
+      assert.equal(kept.organizer.id, first.body.organizer.id);
+      assert.deepEqual(kept.attendees.map((a: any) => a.id), first.body.attendees.map((a: any) => a.id));
+      const cleared = await h.post('/v0/tycho/meetings', { ...times, location: null, organizer: null, attendees: [] });
+      assert.equal(cleared.status, 200, cleared.text);
+      const now = (await h.get(`/v0/meetings/${first.body.id}${include}`)).body;
+      assert.equal(now.location ?? null, null);
+      assert.equal(now.organizer ?? null, null);
+      assert.deepEqual(now.attendees ?? [], []);
+      assert.equal(now.description, 'Numbers');
+    });
+
     it('racing saves of one new i_cal_uid make one meeting: one 201, the others 200, one meeting_scheduled', async () => {
       const body = meetingBody({ attendees: [{ email: 'race@acme.test' }] });
       const results = await Promise.all(Array.from({ length: 6 }, () => h.post('/v0/tycho/meetings', body)));
@@ -500,6 +527,11 @@ for (const engine of ENGINES) {
       assert.match(again.stdout, new RegExp(`Updated meeting ${id} "Kickoff \\(moved\\)"`));
       assert.equal((await h.get(`/v0/meetings/${id}`)).body.title, 'Kickoff (moved)');
       assert.equal((await activitiesOf(h, 'meeting', id)).length, 2, 'no new activities');
+
+      // An event is the meeting's whole state: a property it no longer has is cleared.
+      writeFileSync(file, ICS(prefix).replace(/\r?\nLOCATION:Berlin office/, ''));
+      assert.equal((await runCli(['meetings', 'import', file], databaseUrl)).code, 0);
+      assert.equal((await h.get(`/v0/meetings/${id}`)).body.location ?? null, null);
     });
 
     it('a TZID without a VTIMEZONE converts with the IANA zone it names; an all-day event without DTEND lasts a day', async () => {
