@@ -417,17 +417,32 @@ for (const engine of ENGINES) {
       for (const name of ['Feed 1', 'Feed 2', 'Feed 3']) await person(name, other.key);
       await deliver();
       const seen: any[] = [];
-      let url: string | undefined = '/v0/tycho/events?limit=2&event_type[eq]=activity/item_created';
-      while (url) {
-        const page: Response = await h.get(url, { key: other.key });
-        assert.equal(page.status, 200, page.text);
-        seen.push(...page.body.data);
-        const next = page.body.meta.cursors.next;
-        url = next ? `/v0/tycho/events?limit=2&event_type[eq]=activity/item_created&after=${encodeURIComponent(next)}` : undefined;
-      }
+      const feed = '/v0/tycho/events?limit=2&event_type[eq]=activity/item_created';
+      // Reads forward until a page comes back empty; returns the cursor to poll with later.
+      const catchUp = async (from?: string): Promise<string> => {
+        let cursor = from;
+        for (;;) {
+          const page: Response = await h.get(cursor ? `${feed}&after=${encodeURIComponent(cursor)}` : feed, { key: other.key });
+          assert.equal(page.status, 200, page.text);
+          assert.ok(page.body.meta.cursors.next, 'every forward page says where to go on from');
+          seen.push(...page.body.data);
+          if (page.body.data.length === 0) {
+            assert.equal(page.body.meta.cursors.next, cursor, 'an empty page hands back the cursor it was asked with');
+            return cursor!;
+          }
+          cursor = page.body.meta.cursors.next;
+        }
+      };
+      const resumeAt = await catchUp();
       assert.deepEqual(seen.map((e) => e.id), receiver.received.map((r) => r.id));
       assert.deepEqual(seen.map((e) => e.payload), receiver.received.map((r) => r.body));
       assert.ok(seen.every((e) => e.type === 'webhook_event' && e.event_type === 'activity/item_created'));
+      // A poller that kept its cursor gets exactly what happened since (was: the last page had no cursor).
+      seen.length = 0;
+      await person('Feed 4', other.key);
+      await deliver();
+      await catchUp(resumeAt);
+      assert.deepEqual(seen.map((e) => e.payload.item.id), [receiver.received.at(-1)!.body.item.id]);
       const bad = await h.get('/v0/tycho/events?event_type[eq]=item.created', { key: other.key });
       assert.equal(bad.status, 400);
       await h.delete(`/v0/webhook_endpoints/${ep.id}`, { key: other.key });

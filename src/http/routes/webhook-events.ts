@@ -23,7 +23,7 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
       schema: {
         summary: 'Poll the event feed',
         description:
-          'Tycho extension: the events webhooks carry (id = `webhook-id`, payload = webhook body), oldest first in recording order; follow `meta.cursors.next` (the `after` cursor) to catch up. `event_type[eq]` or `event_type[in][]` narrow it.',
+          'Tycho extension: the events webhooks carry (id = `webhook-id`, payload = webhook body), oldest first in recording order; follow `meta.cursors.next` (the `after` cursor) to catch up. Reading forward, every page has `next`, the last one too (an empty page, the cursor it was asked with): keep it and poll with it later. `event_type[eq]` or `event_type[in][]` narrow it.',
         tags: ['Tycho extensions'],
         querystring: EventsQuery,
         response: { 200: ListOf(EventWire), 400: ErrorEnvelope },
@@ -34,7 +34,12 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
       const types = event_type?.eq === undefined ? event_type?.in : (event_type.in ?? [event_type.eq]).filter((t) => t === event_type.eq);
       // The cursor belongs to the feed as filtered.
       const list = types === undefined ? 'events' : `events?types=${[...types].sort().join(',')}`;
-      return listing.envelope(req, list, await listEvents(store, req.principal.orgId, types, listing.page(req, { after, before, limit }, list)), renderEvent);
+      const page = listing.page(req, { after, before, limit }, list);
+      const found = await listEvents(store, req.principal.orgId, types, page);
+      // A poller goes on from where the feed ends, later: reading forward, the last page names that place too
+      // (an empty one, the place it was asked from), unlike a list's last page.
+      const end = found.rows.length > 0 ? found.end : page.after;
+      return listing.envelope(req, list, before === undefined && end ? { ...found, hasNext: true, end } : found, renderEvent);
     },
   );
 };
