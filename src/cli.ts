@@ -14,8 +14,8 @@ import { recordMeetingsHeld, saveMeeting } from './domain/meetings.ts';
 import type { Principal } from './domain/api-keys.ts';
 import { allSandboxes, createSandbox, removeSandbox } from './domain/sandboxes.ts';
 import { deleteSnapshot, listSnapshots, resetOrganization, restoreSnapshot, saveSnapshot } from './domain/snapshots.ts';
-import { readFile, stat } from 'node:fs/promises';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { open, readFile, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { BulkFormat } from './bulk/export.ts';
 
@@ -153,6 +153,15 @@ async function existingOrg(store: Store, name: string, remedy: string): Promise<
   return findOrg(await store.organizations.list(), name, remedy);
 }
 
+/** Refuses a collection (id or ref) the organization does not have, naming the refs it has. */
+async function checkCollections(store: Store, organization: Organization, keys: string[]): Promise<void> {
+  for (const key of keys) {
+    if (await store.collections.find(organization.id, key)) continue;
+    const refs = await store.collections.refs(organization.id);
+    throw new AppError('not_found', `organization ${JSON.stringify(organization.name)} has no collection ${JSON.stringify(key)}; its collections are ${refs.map((r) => JSON.stringify(r)).join(', ')}`);
+  }
+}
+
 /** The organization named `name`; a name that matches none is refused with the names that exist. */
 function findOrg(orgs: Organization[], name: string, remedy?: string): Organization {
   const wanted = name.trim();
@@ -255,15 +264,21 @@ export async function exportCommand(
   streams: { stdout: Writable; stderr: Writable },
 ): Promise<string[]> {
   const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'see: tycho orgs list');
+  await checkCollections(store, organization, options.collections);
   const [{ exportItems }, { progressBar }] = await Promise.all([import('./bulk/export.ts'), import('./bulk/progress.ts')]);
-  const out = options.output ? createWriteStream(options.output) : streams.stdout;
+  // Opened before anything is read, so that a path that cannot be written fails as this command's error.
+  const file = options.output ? await open(options.output, 'w') : undefined;
+  const out = file ? file.createWriteStream() : streams.stdout;
+  let failed: Error | undefined;
+  out.on('error', (error: Error) => (failed ??= error));
   const progress = progressBar(streams.stderr, 'exported', 'items');
   try {
     const count = await exportItems(store, { orgId: organization.id, collections: options.collections, format: options.format, out, progress: progress.update });
+    if (failed) throw failed;
     return [`Exported ${count} items of organization "${organization.name}" as ${options.format.toUpperCase()}${options.output ? ` to ${options.output}` : ''}.`];
   } finally {
     progress.stop();
-    if (out !== streams.stdout) await new Promise<void>((resolve) => out.end(() => resolve()));
+    if (file) await new Promise<void>((resolve) => out.end(() => resolve()));
   }
 }
 
@@ -277,6 +292,7 @@ export async function importCommand(
   stderr: Writable,
 ): Promise<{ lines: string[]; code: number }> {
   const organization = await existingOrg(store, options.org ?? DEFAULT_ORG_NAME, 'or create it with: tycho keys create --org NAME --create-org');
+  if (options.collection !== undefined) await checkCollections(store, organization, [options.collection]);
   const format = options.format ?? (options.file.toLowerCase().endsWith('.csv') ? 'csv' : 'ndjson');
   let size: number;
   try {

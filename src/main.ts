@@ -1,7 +1,7 @@
 // The `tycho` command: parses the command line, loads the configuration, runs the server or a CLI command, and
 // owns exit codes and signals. `main` takes the arguments, environment and output streams and returns the exit
 // code (bin/tycho.mjs hands it the process's), so tests can run a command without starting a process.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
@@ -443,7 +443,12 @@ function withStore(run: (store: Store, io: Io) => Promise<CommandOutput>, print:
 /** Commands that also touch file contents get the blob store. */
 function withRuntime(run: (store: Store, blobs: BlobStore, io: Io) => Promise<CommandOutput>, print: 'stdout' | 'stderr' = 'stdout'): Command {
   return async (config, io) => {
+    // A command may make the database (a key before the first start), but a mistyped DATABASE_URL should not
+    // pass unnoticed: the new file is named.
+    const { database } = config;
+    const fresh = database.engine === 'sqlite' && database.path !== ':memory:' && !existsSync(database.path);
     const runtime = await openRuntime(config);
+    if (fresh) println(io.stderr, `tycho: there was no database at ${database.path} (DATABASE_URL); created a new one there`);
     try {
       const result = await run(runtime.store, runtime.blobs, io);
       const { lines, code } = Array.isArray(result) ? { lines: result, code: 0 } : result;
@@ -620,6 +625,10 @@ function listenError(error: NodeJS.ErrnoException, config: Config): ListenError 
   return undefined;
 }
 
+/** A file a command was told to read or write that cannot be (`ENOENT: no such file or directory, open '…'`). */
+const isFileError = (error: unknown): error is NodeJS.ErrnoException =>
+  error instanceof Error && typeof (error as NodeJS.ErrnoException).path === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+
 /** Runs `tycho <argv>` and resolves with its exit code; bin/tycho.mjs sets the process's from it. */
 export async function main(argv: string[], io: Io): Promise<number> {
   let parsed: Parsed;
@@ -652,6 +661,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     else if (error instanceof ConfigError) println(io.stderr, `tycho: configuration error: ${error.message}`);
     else if (error instanceof DatabaseOpenError) println(io.stderr, `tycho: cannot open the database at DATABASE_URL (${config.databaseUrl}): ${error.message}`);
     else if (error instanceof ListenError) println(io.stderr, `tycho: ${error.message}`);
+    else if (isFileError(error)) println(io.stderr, `tycho: ${error.message}`);
     else throw error;
     return 1;
   }

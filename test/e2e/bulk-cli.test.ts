@@ -45,6 +45,16 @@ describe('tycho import and tycho export', () => {
     assert.match(result.stderr, /1 created, 0 updated, 1 rejected/);
   });
 
+  it('an unknown collection is named, with the ones there are (was: only "tycho: not_found")', async () => {
+    const exported = await tycho(['export', '--format', 'csv', '--collections', 'nope'], env);
+    assert.equal(exported.code, 1, exported.stderr);
+    assert.match(exported.stderr, /^tycho: organization "default" has no collection "nope"; its collections are .*"people"/);
+    writeFileSync(join(dir, 'one.csv'), 'name\nAda\n');
+    const imported = await tycho(['import', join(dir, 'one.csv'), '--collection', 'nope'], env);
+    assert.equal(imported.code, 1, imported.stderr);
+    assert.match(imported.stderr, /no collection "nope"; its collections are/);
+  });
+
   it('refuses a CSV export of several collections and an unknown format', async () => {
     const several = await tycho(['export', '--format', 'csv'], env);
     assert.equal(several.code, 1);

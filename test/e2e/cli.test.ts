@@ -238,11 +238,20 @@ describe('tycho command line (e2e)', { concurrency: true }, () => {
     let ciKey: string;
     let listing: string;
 
-    it('keys create prints a key as the last line and exits 0', async () => {
+    it('keys create prints a key as the last line and exits 0, naming the database it had to create (was: silent, a mistyped path unnoticed)', async () => {
       const result = await tycho(['keys', 'create'], env());
       assert.equal(result.code, 0, result.stderr);
       firstKey = lastLine(result.stdout);
       assert.match(firstKey, KEY_LINE);
+      assert.match(result.stderr, /there was no database at .*keys\.sqlite \(DATABASE_URL\); created a new one there/);
+      const again = await tycho(['keys', 'list'], env());
+      assert.doesNotMatch(again.stderr, /created a new one/, 'said only when it was made');
+    });
+
+    it('a file a command cannot write is one tycho: line and exit 1 (was: an uncaught ENOENT dump)', async () => {
+      const result = await tycho(['export', '--format', 'ndjson', '--collections', 'people', '--output', join(dir, 'no-such-dir', 'x.ndjson')], env());
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /^tycho: ENOENT: no such file or directory, open '.*no-such-dir.*x\.ndjson'\n?$/);
     });
 
     it('keys create --org with a name that does not exist exits 1, lists the organizations and creates nothing (was: silently created it)', async () => {
