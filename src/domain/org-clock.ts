@@ -1,6 +1,6 @@
 // Each organization's clock: the system clock unless the toolkit froze, set or advanced it. The setting lives
 // in the database, so every process sharing it reads the same time for the organization.
-import { invalidAt } from './errors.ts';
+import { AppError, invalidAt } from './errors.ts';
 import { currentTimeContext, realClock, runInTimeContext, type Clock } from './clock.ts';
 import type { ClockSetting } from './ports/toolkit-store.ts';
 import type { Store } from './ports/store.ts';
@@ -69,14 +69,17 @@ export type ClockChange =
   | { action: 'resume' }
   | { action: 'release' };
 
-/** The longest single advance: 10 years, which keeps every timestamp within ISO 8601's four-digit years. */
+/** The latest time a clock can show. */
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** The longest single advance: 10 years. */
 const MAX_ADVANCE_MS = 10 * 366 * 24 * 3600 * 1000;
 
 function instant(value: string, pointer: string): number {
   // Read as a body's date-times are: a zone is required and the date must exist (no rolling 02-31 into March).
   const iso = parseDateTime(value);
   const ms = iso === null ? Number.NaN : Date.parse(iso);
-  if (Number.isNaN(ms) || ms < 0 || ms > Date.parse('9999-12-31T23:59:59.999Z')) {
+  if (Number.isNaN(ms) || ms < 0 || ms > LATEST) {
     throw invalidAt(pointer, `${pointer.slice(1)} must be an ISO 8601 date-time with a time zone between 1970 and 9999, such as "2030-01-01T09:00:00Z"; got ${JSON.stringify(value)}`);
   }
   return ms;
@@ -114,6 +117,8 @@ function nextSetting(before: ClockSetting | undefined, change: ClockChange, base
         throw invalidAt('/milliseconds', `the advance must be a whole number of milliseconds from 0 to ${MAX_ADVANCE_MS} (10 years); got ${change.milliseconds}`);
       }
       const to = current + change.milliseconds;
+      // Past it, timestamps would leave ISO 8601's four-digit years (+010000-…).
+      if (to > LATEST) throw new AppError('invalid_state', `the advance would take the clock past ${new Date(LATEST).toISOString()}, the latest time it can show; set it earlier first`);
       return { current, next: before?.frozenAt != null ? frozenAt(to) : running(to) };
     }
     case 'resume':

@@ -44,8 +44,9 @@ export async function createSandbox(store: Store, blobs: BlobStore, principal: P
   let fill = async (tx: Store) => {
     for (const spec of SYSTEM_COLLECTIONS) await createCollectionWithFields(tx, id, spec, clock);
   };
+  // Checked with or without a snapshot: an organization_id that names no organization of the key is no error to ignore.
+  const sourceId = await snapshotSource(store, principal, input.organization_id);
   if (input.snapshot !== undefined) {
-    const sourceId = await snapshotSource(store, principal, input.organization_id);
     snapshot = (await store.snapshots.find(sourceId, checkSnapshotName(input.snapshot, '/snapshot'))) ?? null;
     if (!snapshot) {
       throw invalidAt('/snapshot', `organization ${sourceId} has no snapshot named ${JSON.stringify(input.snapshot)}; list them with GET /v0/tycho/snapshots`);

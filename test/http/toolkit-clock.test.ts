@@ -148,6 +148,13 @@ for (const engine of ENGINES) {
       const tooFar = await clock('/advance', { days: 100_000 });
       assert.equal(tooFar.status, 422, tooFar.text);
       assert.equal(errorOf(tooFar).source?.pointer, '/milliseconds');
+      // Advances that add up past 9999 are refused as set and freeze refuse such times (was: "+010909-…").
+      assert.equal((await clock('/set', { to: '9999-06-01T00:00:00Z' })).status, 200);
+      const past = await clock('/advance', { days: 365 });
+      assert.equal(past.status, 422, past.text);
+      assert.equal(errorOf(past).code, 'invalid_state');
+      assert.match(errorOf(past).detail!, /past 9999-12-31T23:59:59\.999Z/);
+      assert.equal((await clock('/set', { to: '2030-01-01T09:00:00Z' })).status, 200);
       // Regression: read in the server's zone, or rolled over into the next month.
       for (const [path, body, pointer] of [
         ['/set', { to: '2030-01-01T09:00:00' }, '/to'],

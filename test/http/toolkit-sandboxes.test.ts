@@ -76,6 +76,12 @@ for (const engine of ENGINES) {
         assert.equal(stolen.status, 422, stolen.text);
         assert.equal(errorOf(stolen).source?.pointer, '/organization_id');
       }
+      // Without a snapshot too (was: 201, an empty sandbox, the organization_id ignored).
+      for (const organization_id of [h.orgId, 'xyz']) {
+        const refused = await h.post('/v0/tycho/admin/sandboxes', { organization_id }, other);
+        assert.equal(refused.status, 422, refused.text);
+        assert.equal(errorOf(refused).source?.pointer, '/organization_id');
+      }
       assert.equal((await h.get('/v0/collections', { key: mine.key })).status, 200, 'the sandbox is intact');
       // Its own organization's admin key manages it, and clones from its own snapshots or its sandboxes'.
       assert.ok((await h.get('/v0/tycho/admin/sandboxes', admin)).body.data.some((x: { id: string }) => x.id === mine.id));
