@@ -8,10 +8,11 @@ import type { Mailer } from './ports/mailer.ts';
 import type { WebhookSender } from './ports/webhook-sender.ts';
 import { recordMeetingsHeld } from './meetings.ts';
 import { sendDue } from './program-messages.ts';
-import { deliverDueAwaited } from './webhook-delivery.ts';
+import { deliverDueAwaited, type DeliveryObserver } from './webhook-delivery.ts';
 import { pruneWebhookHistory } from './webhook-history.ts';
 
-export type DueRunner = (store: Store, options: { orgId: string; now: Date }) => Promise<unknown>;
+/** `observer` is told of the webhook attempts a run makes (the process's metrics). */
+export type DueRunner = (store: Store, options: { orgId: string; now: Date; observer?: DeliveryObserver }) => Promise<unknown>;
 
 /** Runners by name (for logs). */
 export type DueWork = Record<string, DueRunner>;
@@ -35,11 +36,13 @@ export function dueWork(senders: DueWorkSenders): DueWork {
   return {
     ...SWEPT_WORK,
     program_messages: (store, { orgId, now }) => sendDue(store, { now: now.toISOString(), orgId, ...(mailer ? { mailer } : {}), ...(mailFrom ? { from: mailFrom } : {}) }),
-    ...(webhookSender ? { webhook_deliveries: (store, { orgId, now }) => deliverDueAwaited(store, webhookSender, { clock: () => now, orgId }) } : {}),
+    ...(webhookSender
+      ? { webhook_deliveries: (store, { orgId, now, observer }) => deliverDueAwaited(store, webhookSender, { clock: () => now, orgId, ...(observer ? { observer } : {}) }) }
+      : {}),
   };
 }
 
 /** Runs every runner of `work` for the organization, in order; the first failure stops the run. */
-export async function runDueWork(store: Store, options: { orgId: string; now: Date }, work: DueWork): Promise<void> {
+export async function runDueWork(store: Store, options: Parameters<DueRunner>[1], work: DueWork): Promise<void> {
   for (const runner of Object.values(work)) await runner(store, options);
 }

@@ -5,6 +5,7 @@ import { currentTimeContext, realClock, runInTimeContext, type Clock } from './c
 import type { ClockSetting } from './ports/toolkit-store.ts';
 import type { Store } from './ports/store.ts';
 import { runDueWork, type DueWork } from './due-work.ts';
+import type { DeliveryObserver } from './webhook-delivery.ts';
 import { changeCache } from './change-cache.ts';
 import { recordLock } from './locks.ts';
 import { parseDateTime } from './field-types/dates.ts';
@@ -132,7 +133,7 @@ function nextSetting(before: ClockSetting | undefined, change: ClockChange, base
  * Changes the organization's clock, then (when time moved forward) runs the work that became due, with the new
  * time, before returning. Later requests of the organization, in every process, read the new clock.
  */
-export async function changeClock(store: Store, orgId: string, change: ClockChange, base: Clock, work: DueWork): Promise<ClockState> {
+export async function changeClock(store: Store, orgId: string, change: ClockChange, base: Clock, work: DueWork, observer?: DeliveryObserver): Promise<ClockState> {
   // Read and written under the clock's lock: concurrent advances add up, in any number of processes.
   const { current, next } = await store.transaction(async (tx) => {
     await tx.lock([recordLock('clock', orgId)]);
@@ -150,7 +151,7 @@ export async function changeClock(store: Store, orgId: string, change: ClockChan
     else delete context.clock;
   }
   if (clock().getTime() > current) {
-    const due = () => runDueWork(store, { orgId, now: clock() }, work);
+    const due = () => runDueWork(store, { orgId, now: clock(), ...(observer ? { observer } : {}) }, work);
     await (next ? runInTimeContext({ orgId, clock }, due) : due());
   }
   return stateOf(next, base);

@@ -92,6 +92,20 @@ for (const engine of ENGINES) {
       await h.close();
     });
 
+    it('the attempts an advance makes count in /metrics (was: only the delivery thread\'s)', async () => {
+      const sandbox = await h.post('/v0/tycho/admin/sandboxes', {}, { key: ADMIN_KEY });
+      const key = sandbox.body.api_key as string;
+      assert.equal((await h.post('/v0/tycho/clock/freeze', { at: '2030-01-01T09:00:00Z' }, { key })).status, 200);
+      await makeEndpoint(h, receiver, ['activity/item_created'], key);
+      const succeeded = async () => Number(/^tycho_webhook_attempts_total\{outcome="succeeded"\} (\d+)/m.exec((await h.get('/metrics')).text)?.[1] ?? 0);
+      const before = await succeeded();
+      const received = receiver.received.length;
+      await makeItem(h, 'people', { name: text('Counted') }, { key });
+      assert.equal((await h.post('/v0/tycho/clock/advance', { minutes: 1 }, { key })).status, 200);
+      assert.equal(receiver.received.length, received + 1);
+      assert.equal(await succeeded(), before + 1);
+    });
+
     it('an advance whose round records attempts to a deleted endpoint answers 200, and the round writes nothing of it', async () => {
       const sandbox = await h.post('/v0/tycho/admin/sandboxes', {}, { key: ADMIN_KEY });
       assert.equal(sandbox.status, 201, sandbox.text);
@@ -101,14 +115,16 @@ for (const engine of ENGINES) {
       // The receiver deletes the endpoint before it answers: the round then records attempts to deliveries that
       // went with their endpoint.
       receiver.beforeAnswer = async () => assert.equal((await h.delete(`/v0/webhook_endpoints/${ep.id}`, { key })).status, 204);
+      const received = receiver.received.length;
       await makeItem(h, 'people', { name: text('Racing') }, { key });
       const advanced = await h.post('/v0/tycho/clock/advance', { minutes: 1 }, { key });
+      receiver.beforeAnswer = undefined;
       assert.equal(advanced.status, 200, advanced.text);
-      assert.equal(receiver.received.length, 1);
+      assert.equal(receiver.received.length, received + 1);
       assert.equal((await h.get(`/v0/webhook_endpoints/${ep.id}`, { key })).status, 404);
       // The organization's next advance has nothing left to send or record.
       assert.equal((await h.post('/v0/tycho/clock/advance', { minutes: 1 }, { key })).status, 200);
-      assert.equal(receiver.received.length, 1);
+      assert.equal(receiver.received.length, received + 1);
     });
   });
 }
