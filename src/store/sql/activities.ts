@@ -1,6 +1,6 @@
 // Activities table and its per-constituent index. The feed of one entity walks the index by time.
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Activity, ActivityQuery } from '../../domain/activity.ts';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import type { Activity, ActivityQuery, Constituent } from '../../domain/activity.ts';
 import { emptyPageEdges, mapPage, type PageRequest } from '../../domain/pagination.ts';
 import type { ActivityRepo } from '../../domain/ports/store.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
@@ -9,6 +9,7 @@ import { writeTogether, type Write } from './write-together.ts';
 import { Binder, bindAll, shapesOf } from './shapes.ts';
 import type { Engine } from './sql-store.ts';
 import { DELIVERY_COLUMNS, deliveryRow, forEnabledEndpoints } from './webhooks.ts';
+import { executeUnread } from './statement-marks.ts';
 
 export const toActivity = (r: Selectable<ActivitiesTable>): Activity => ({
   id: r.id,
@@ -55,37 +56,47 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' |
     },
     async restate(orgId, type, object, occurredAt, constituents) {
       const stated = JSON.stringify(constituents);
-      // One statement when nothing changed (most upserts): only activities that differ are written.
-      const restated = (
-        await db
-          .updateTable('activities')
-          .set({ occurred_at: occurredAt, constituents: stated })
-          .where('org_id', '=', orgId)
-          .where('type', '=', type)
-          .where('id', 'in', (eb) =>
-            eb
-              .selectFrom('activity_entities as e')
-              .select('e.activity_id')
-              .where('e.org_id', '=', orgId)
-              .where('e.entity_type', '=', object.type)
-              .where('e.entity_id', '=', object.id)
-              .where('e.relation', '=', 'object'),
+      // The activities to restate: of `type`, naming `object`, and not already as stated. Every statement
+      // below picks them so, and none is waited for (they travel with the commit on PostgreSQL): the object's
+      // feed row is kept and moved, the others replaced, and the activity itself changed last.
+      const differing = (eb: ExpressionBuilder<Database, any>) =>
+        eb
+          .selectFrom('activities as a')
+          .select('a.id')
+          .where('a.org_id', '=', orgId)
+          .where('a.type', '=', type)
+          .where('a.id', 'in', (inner) =>
+            inner
+              .selectFrom('activity_entities as o')
+              .select('o.activity_id')
+              .where('o.org_id', '=', orgId)
+              .where('o.entity_type', '=', object.type)
+              .where('o.entity_id', '=', object.id)
+              .where('o.relation', '=', 'object'),
           )
-          .where((eb) => eb.or([eb('occurred_at', '<>', occurredAt), eb('constituents', '<>', stated)]))
-          .returning('id')
-          .execute()
-      ).map((r) => r.id);
-      if (restated.length === 0) return;
-      // The feed index is one row per constituent, with the time: written anew.
-      await db.deleteFrom('activity_entities').where('activity_id', 'in', restated).execute();
-      await db
-        .insertInto('activity_entities')
-        .values(
-          restated.flatMap((activityId) =>
-            constituents.map((c) => ({ activity_id: activityId, org_id: orgId, entity_type: c.entity.type, entity_id: c.entity.id, relation: c.relation, occurred_at: occurredAt })),
-          ),
-        )
-        .execute();
+          .where((w) => w.or([w('a.occurred_at', '<>', occurredAt), w('a.constituents', '<>', stated)]));
+      const isObject = (c: Constituent) => c.relation === 'object' && c.entity.type === object.type && c.entity.id === object.id;
+      await executeUnread(db, db.deleteFrom('activity_entities').where('activity_id', 'in', differing).where((w) => w.not(w.and([w('relation', '=', 'object'), w('entity_type', '=', object.type), w('entity_id', '=', object.id)]))));
+      for (const c of constituents.filter((k) => !isObject(k))) {
+        await executeUnread(
+          db,
+          db
+            .insertInto('activity_entities')
+            .columns(['activity_id', 'org_id', 'entity_type', 'entity_id', 'relation', 'occurred_at'])
+            .expression((eb) =>
+              differing(eb).clearSelect().select([
+                'a.id',
+                'a.org_id',
+                sql<string>`${c.entity.type}`.as('entity_type'),
+                sql<string>`${c.entity.id}`.as('entity_id'),
+                sql<string>`${c.relation}`.as('relation'),
+                sql<string>`${occurredAt}`.as('occurred_at'),
+              ]),
+            ),
+        );
+      }
+      await executeUnread(db, db.updateTable('activity_entities').set({ occurred_at: occurredAt }).where('activity_id', 'in', differing).where('relation', '=', 'object'));
+      await executeUnread(db, db.updateTable('activities').set({ occurred_at: occurredAt, constituents: stated }).where('org_id', '=', orgId).where('id', 'in', differing));
     },
     async listByEntity(orgId, entityType, entityId) {
       const rows = await db
