@@ -11,6 +11,7 @@ import { AppError } from './domain/errors.ts';
 import { DatabaseOpenError, appOptions, openRuntime } from './runtime.ts';
 import { createJwtVerifier, type JwtVerifier } from './domain/jwt.ts';
 import { blobsSweep, exportCommand, importCommand, inboxesCreate, keysCreate, keysList, keysRevoke, meetingsImport, orgsList, programsCreate, templatesCreate } from './cli.ts';
+import { PROGRAM_STATUSES, PROGRAM_TRIGGERS } from './domain/programs.ts';
 import { reset, seedDemoData, sandboxesCreate, sandboxesDelete, sandboxesList, snapshotsDelete, snapshotsList, snapshotsRestore, snapshotsSave } from './cli.ts';
 import { sendDue } from './domain/program-messages.ts';
 import { realClock, systemClock, timestamp } from './domain/clock.ts';
@@ -52,7 +53,8 @@ interface CommandSpec {
   /** The arguments after the command's name, as its usage shows them. */
   synopsis: string;
   summary: string;
-  options: Record<string, { type: 'string' | 'boolean'; value?: string; help: string }>;
+  /** `choices`: the values a string option takes; another is a usage error (exit 2), like an unknown option. */
+  options: Record<string, { type: 'string' | 'boolean'; value?: string; help: string; choices?: readonly string[] }>;
   positionals: { name: string; help: string }[];
   /** The environment variables the command reads; loadConfig sees only these, so the list cannot drift. */
   env: readonly string[];
@@ -175,8 +177,8 @@ const COMMANDS: Record<string, CommandSpec> = {
     summary: 'create a marketing program (its id is the last line)',
     options: {
       name: { type: 'string', value: 'NAME', help: 'the display name' },
-      status: { type: 'string', value: 'STATUS', help: 'draft (default), published, paused or archived' },
-      trigger: { type: 'string', value: 'TRIGGER', help: 'api (default: messages sent with POST /v0/program_messages) or broadcast' },
+      status: { type: 'string', value: 'STATUS', help: 'draft (default), published, paused or archived', choices: PROGRAM_STATUSES },
+      trigger: { type: 'string', value: 'TRIGGER', help: 'api (default: messages sent with POST /v0/program_messages) or broadcast', choices: PROGRAM_TRIGGERS },
       'track-opens': { type: 'boolean', help: 'track opens' },
       'track-clicks': { type: 'boolean', help: 'track clicks' },
       org: ORG_OPTION,
@@ -488,6 +490,12 @@ function commandFor(argv: string[]): Parsed {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError(`${name}: ${(error as Error).message}`, { cause: name });
+  }
+  for (const [option, { choices }] of Object.entries(spec.options)) {
+    const given = parsed.values[option];
+    if (choices && typeof given === 'string' && !choices.includes(given)) {
+      throw new UsageError(`${name}: --${option} must be one of ${choices.join(', ')}; got "${given}"`, { cause: name });
+    }
   }
   if (parsed.positionals.length !== spec.positionals.length) {
     const expected = spec.positionals.length === 0 ? 'no arguments' : spec.positionals.map((p) => p.name).join(' ');

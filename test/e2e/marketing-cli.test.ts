@@ -28,10 +28,14 @@ describe('marketing from the command line', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('creates a program and its template, refusing bad values with a message and exit code 1', async () => {
+  it('creates a program and its template, refusing bad values with a message (an option value outside its choices is a usage error, exit 2)', async () => {
     const bad = await tycho(['programs', 'create', '--status', 'live'], env);
-    assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /--status must be one of draft, published, paused, archived/);
+    assert.equal(bad.code, 2, 'was: 1, without the usage');
+    assert.match(bad.stderr, /--status must be one of draft, published, paused, archived; got "live"/);
+    assert.match(bad.stderr, /Usage: tycho programs create/);
+    const trigger = await tycho(['programs', 'create', '--trigger', 'cron'], env);
+    assert.equal(trigger.code, 2);
+    assert.match(trigger.stderr, /--trigger must be one of api, broadcast; got "cron"/);
     const program = await tycho(['programs', 'create', '--name', 'Welcome', '--status', 'published'], env);
     assert.equal(program.code, 0, program.stderr);
     const programId = program.stdout.trim().split('\n').at(-1)!;
