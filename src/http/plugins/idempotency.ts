@@ -83,9 +83,15 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 export function registerIdempotency(app: FastifyInstance, store: Store, clock: Clock): void {
   // A malformed key is refused before the body is read (a client waiting on `Expect: 100-continue` gets the
   // refusal, not a 100).
-  app.addHook('onRequest', async (request) => {
+  // Synchronous: it runs on every request, most of which carry no key.
+  app.addHook('onRequest', (request, _reply, done) => {
     const key = idempotencyKeyOf(request);
-    if (key !== undefined) checkIdempotencyKey(key);
+    try {
+      if (key !== undefined) checkIdempotencyKey(key);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
   app.addHook('preValidation', async (request, reply) => {
     const key = idempotencyKeyOf(request);

@@ -1,12 +1,13 @@
 // Activities table and its per-constituent index. The feed of one entity walks the index by time.
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
-import type { Activity, ActivityQuery, Constituent } from '../../domain/activity.ts';
+import type { Activity, ActivityQuery } from '../../domain/activity.ts';
 import { emptyPageEdges, mapPage, type PageRequest } from '../../domain/pagination.ts';
 import type { ActivityRepo } from '../../domain/ports/store.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
 import { fetchPage, fetchSegments, mapPosition, type OrderKey, type Runner } from './keyset.ts';
 import { writeTogether, type Write } from './write-together.ts';
-import { Binder, bindAll, shapesOf } from './shapes.ts';
+import { Binder, bindAll, compilable, shapesOf } from './shapes.ts';
+import { jsonRows } from './json-rows.ts';
 import type { Engine } from './sql-store.ts';
 import { DELIVERY_COLUMNS, deliveryRow, forEnabledEndpoints } from './webhooks.ts';
 import { executeUnread } from './statement-marks.ts';
@@ -56,47 +57,37 @@ export function activityRepo(db: Kysely<Database>, engine: Pick<Engine, 'name' |
     },
     async restate(orgId, type, object, occurredAt, constituents) {
       const stated = JSON.stringify(constituents);
+      /** The feed row naming `object` as the object. */
+      const objectRow = (w: ExpressionBuilder<Database, 'activity_entities'>) =>
+        w.and([w('entity_type', '=', object.type), w('entity_id', '=', object.id), w('relation', '=', 'object')]);
       // The activities to restate: of `type`, naming `object`, and not already as stated. Every statement
       // below picks them so, and none is waited for (they travel with the commit on PostgreSQL): the object's
       // feed row is kept and moved, the others replaced, and the activity itself changed last.
-      const differing = (eb: ExpressionBuilder<Database, any>) =>
-        eb
+      const differing = () =>
+        db
           .selectFrom('activities as a')
           .select('a.id')
           .where('a.org_id', '=', orgId)
           .where('a.type', '=', type)
-          .where('a.id', 'in', (inner) =>
-            inner
-              .selectFrom('activity_entities as o')
-              .select('o.activity_id')
-              .where('o.org_id', '=', orgId)
-              .where('o.entity_type', '=', object.type)
-              .where('o.entity_id', '=', object.id)
-              .where('o.relation', '=', 'object'),
-          )
+          .where('a.id', 'in', db.selectFrom('activity_entities').select('activity_id').where('org_id', '=', orgId).where(objectRow))
           .where((w) => w.or([w('a.occurred_at', '<>', occurredAt), w('a.constituents', '<>', stated)]));
-      const isObject = (c: Constituent) => c.relation === 'object' && c.entity.type === object.type && c.entity.id === object.id;
-      await executeUnread(db, db.deleteFrom('activity_entities').where('activity_id', 'in', differing).where((w) => w.not(w.and([w('relation', '=', 'object'), w('entity_type', '=', object.type), w('entity_id', '=', object.id)]))));
-      for (const c of constituents.filter((k) => !isObject(k))) {
+      await executeUnread(db, db.deleteFrom('activity_entities').where('activity_id', 'in', differing()).where((w) => w.not(objectRow(w))));
+      const others = constituents.filter((c) => !(c.relation === 'object' && c.entity.type === object.type && c.entity.id === object.id));
+      if (others.length > 0) {
+        const rows = JSON.stringify(others.map((c) => ({ entity_type: c.entity.type, entity_id: c.entity.id, relation: c.relation })));
         await executeUnread(
           db,
-          db
-            .insertInto('activity_entities')
-            .columns(['activity_id', 'org_id', 'entity_type', 'entity_id', 'relation', 'occurred_at'])
-            .expression((eb) =>
-              differing(eb).clearSelect().select([
-                'a.id',
-                'a.org_id',
-                sql<string>`${c.entity.type}`.as('entity_type'),
-                sql<string>`${c.entity.id}`.as('entity_id'),
-                sql<string>`${c.relation}`.as('relation'),
-                sql<string>`${occurredAt}`.as('occurred_at'),
-              ]),
-            ),
+          compilable(
+            db,
+            sql`insert into activity_entities (activity_id, org_id, entity_type, entity_id, relation, occurred_at)
+              select a.id, a.org_id, r.entity_type, r.entity_id, r.relation, ${occurredAt}
+              from activities as a cross join (${jsonRows(engine, 'activity_entities', ['entity_type', 'entity_id', 'relation'], rows)}) as r
+              where a.id in (${differing()})`,
+          ),
         );
       }
-      await executeUnread(db, db.updateTable('activity_entities').set({ occurred_at: occurredAt }).where('activity_id', 'in', differing).where('relation', '=', 'object'));
-      await executeUnread(db, db.updateTable('activities').set({ occurred_at: occurredAt, constituents: stated }).where('org_id', '=', orgId).where('id', 'in', differing));
+      await executeUnread(db, db.updateTable('activity_entities').set({ occurred_at: occurredAt }).where('activity_id', 'in', differing()).where(objectRow));
+      await executeUnread(db, db.updateTable('activities').set({ occurred_at: occurredAt, constituents: stated }).where('org_id', '=', orgId).where('id', 'in', differing()));
     },
     async listByEntity(orgId, entityType, entityId) {
       const rows = await db

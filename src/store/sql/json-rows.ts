@@ -19,7 +19,9 @@ export function jsonRows(engine: Pick<Engine, 'name'>, table: string, columns: r
   return sql`select ${sql.join(values)} from jsonb_each(${rows})`;
 }
 
-/** `insert into <table> (<columns>) select … from <rows>`. */
-export function insertJsonRows(engine: Pick<Engine, 'name'>, table: string, columns: readonly string[], rows: unknown): RawBuilder<unknown> {
-  return sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) ${jsonRows(engine, table, columns, rows)}`;
+/** `insert into <table> (<columns>) select … from <rows>`; `keep`, a condition on the rows as `r`, leaves some out. */
+export function insertJsonRows(engine: Pick<Engine, 'name'>, table: string, columns: readonly string[], rows: unknown, keep?: RawBuilder<unknown>): RawBuilder<unknown> {
+  const into = sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})`;
+  if (!keep) return sql`${into} ${jsonRows(engine, table, columns, rows)}`;
+  return sql`${into} select ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))} from (${jsonRows(engine, table, columns, rows)}) as r where ${keep}`;
 }

@@ -17,7 +17,7 @@ import type { Engine } from './sql-store.ts';
 import { dueBy } from './due-times.ts';
 import type { Write } from './write-together.ts';
 import { compilable, shapesOf, slot } from './shapes.ts';
-import { jsonRows } from './json-rows.ts';
+import { insertJsonRows, jsonRows } from './json-rows.ts';
 import { plannedPerRequest, unread } from './statement-marks.ts';
 
 /** Written into the statement, not bound: the outbox's work indexes are partial, on `status = 'pending'` (migration 0023). */
@@ -354,17 +354,11 @@ export function webhookDeliveryRepo(db: Kysely<Database>, engine: Pick<Engine, '
       );
       await db.executeQuery(
         unread(
-          shapes.statement('webhook_attempts.insert', [JSON.stringify(rows)], () => {
-            // An attempt whose delivery went meanwhile (its endpoint or organization deleted while it was in
-            // flight) is not recorded: there is nothing left to record it against.
-            const columns = sql.join(ATTEMPT_COLUMNS.map((c) => sql.ref(`r.${c}`)));
-            return compilable(
-              db,
-              sql`insert into webhook_attempts (${sql.join(ATTEMPT_COLUMNS.map((c) => sql.ref(c)))})
-                select ${columns} from (${jsonRows(engine, 'webhook_attempts', ATTEMPT_COLUMNS, slot(0))}) as r
-                where exists (select 1 from webhook_deliveries as d where d.id = r.delivery_id)`,
-            );
-          }),
+          // An attempt whose delivery went meanwhile (its endpoint or organization deleted while it was in flight)
+          // is not recorded: there is nothing left to record it against.
+          shapes.statement('webhook_attempts.insert', [JSON.stringify(rows)], () =>
+            compilable(db, insertJsonRows(engine, 'webhook_attempts', ATTEMPT_COLUMNS, slot(0), sql`exists (select 1 from webhook_deliveries as d where d.id = r.delivery_id)`)),
+          ),
         ),
       );
     },
