@@ -3,7 +3,7 @@
 // field of People into Organizations); those matches and the call's tags are links, not columns. Creation
 // records `activity/call_occurred` at the call's start, with the matched people as actors.
 import { checkRecording, cueText, type Cue as GenericCue, type Recording as GenericRecording } from './recordings.ts';
-import { AppError, invalidAt, orNotFound } from './errors.ts';
+import { AppError, invalidAt, orNotFound, propertyAt } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { constituent, recordActivity, type Constituent } from './activity.ts';
@@ -115,7 +115,7 @@ const phoneAt = (pointer: string, value: string): string => checked(telephone, p
 
 function timeAt(pointer: string, value: string): string {
   const time = parseDateTime(value);
-  if (time === null) throw invalidAt(pointer, `${pointer.slice(1)} must be an ISO 8601 date and time with a zone (e.g. "2025-02-17T15:01:00Z"); got ${JSON.stringify(value)}`);
+  if (time === null) throw invalidAt(pointer, `${propertyAt(pointer)} must be an ISO 8601 date and time with a zone (e.g. "2025-02-17T15:01:00Z"); got ${JSON.stringify(value)}`);
   return time;
 }
 
@@ -123,8 +123,8 @@ const optionalTime = (pointer: string, value: string | null | undefined): string
   value === undefined || value === null ? value : timeAt(pointer, value);
 
 function checkText(pointer: string, value: string, max: number): string {
-  if (value.trim() === '') throw invalidAt(pointer, `${pointer.slice(1)} must not be blank`);
-  if (longerThan(value, max)) throw invalidAt(pointer, `${pointer.slice(1)} must be at most ${max} characters`);
+  if (value.trim() === '') throw invalidAt(pointer, `${propertyAt(pointer)} must not be blank`);
+  if (longerThan(value, max)) throw invalidAt(pointer, `${propertyAt(pointer)} must be at most ${max} characters`);
   return value;
 }
 

@@ -1,13 +1,12 @@
 // Email addresses given outside item values (meeting participants, program recipients, unsubscribes): checked
 // like `value/email` data, with the error at the address's pointer. The detail names the property and shows a
 // plain address, since these bodies take the address itself, not a `{type, data}` value.
-import { invalidAt } from './errors.ts';
+import { invalidAt, propertyAt } from './errors.ts';
 import { ValueProblem } from './field-types/index.ts';
 import { describeJson } from './field-types/value-type.ts';
 import { email } from './field-types/text.ts';
 
 /** The name a detail gives the property at `pointer`: `/person/email` → `person.email`. */
-const propertyAt = (pointer: string): string => pointer.slice(1).split('/').join('.');
 
 /** The address with its domain lower-cased; a 422 at `pointer` when `value` is not one. */
 export function emailAt(value: unknown, pointer: string): string {

@@ -74,6 +74,9 @@ export async function orNotFound<T>(lookup: Promise<T | undefined>): Promise<T> 
 }
 
 /** A body property failed validation; `pointer` is a JSON pointer into the request body. */
+/** How messages name the property at a JSON pointer: `/participants/0/phone` → `participants.0.phone`. */
+export const propertyAt = (pointer: string): string => pointer.slice(1).split('/').join('.');
+
 export const invalidAt = (pointer: string, detail: string, code: ErrorCode = 'validation_failed'): AppError =>
   new AppError(code, detail, { pointer });
 

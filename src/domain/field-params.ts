@@ -1,6 +1,6 @@
 // Checks of the type-specific field parameters (reference §6.1.3–6.1.4), shared by field creation and
 // update. Every failure points at the offending property of the request body.
-import { invalidAt } from './errors.ts';
+import { invalidAt, propertyAt } from './errors.ts';
 import { newId } from './ids.ts';
 import { isCurrencyCode } from './currencies.ts';
 import type { ChoiceOption, FieldType } from './fields.ts';
@@ -107,7 +107,7 @@ export function buildOptions(
     ? applyOperations(inputs, current, pointer)
     : inputs?.map((input, i) => ({ input, at: `${pointer}/${i}` }));
   if (!entries || (entries.length === 0 && !allowEmpty)) {
-    throw invalidAt(pointer, `${pointer.slice(1)} must list at least one entry, e.g. [{"name": "High", "color": "red"}]`);
+    throw invalidAt(pointer, `${propertyAt(pointer)} must list at least one entry, e.g. [{"name": "High", "color": "red"}]`);
   }
   checkListSize(pointer, entries.length);
   const names = new Set<string>();

@@ -1,5 +1,5 @@
 // How long the lists kept inside one record may grow.
-import { invalidAt } from './errors.ts';
+import { invalidAt, propertyAt } from './errors.ts';
 
 /**
  * The most entries a list of choice options, tags or funnel steps holds: each is read whole with its owner
@@ -10,6 +10,6 @@ export const MAX_LIST_ENTRIES = 1000;
 
 /** `entries` is the size the list at `pointer` would have; over the limit is a 422 there. */
 export function checkListSize(pointer: string, entries: number): void {
-  if (entries > MAX_LIST_ENTRIES) throw invalidAt(pointer, `${pointer.slice(1)} may hold at most ${MAX_LIST_ENTRIES} entries; this one would hold ${entries}`);
+  if (entries > MAX_LIST_ENTRIES) throw invalidAt(pointer, `${propertyAt(pointer)} may hold at most ${MAX_LIST_ENTRIES} entries; this one would hold ${entries}`);
 }
 

@@ -8,7 +8,7 @@
 // runs (recordMeetingsHeld). A conditional update of `held_at` decides who records it, so it is recorded
 // once, whatever the number of readers and processes.
 import { checkRecording, cueText, type Cue as GenericCue, type Recording as GenericRecording } from './recordings.ts';
-import { invalidAt, orNotFound } from './errors.ts';
+import { invalidAt, orNotFound, propertyAt } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, systemClock, type Clock } from './clock.ts';
 import { constituent, recordActivity, type Constituent } from './activity.ts';
@@ -114,7 +114,7 @@ const MAX_ATTENDEES = 1000;
 function text(value: string | null | undefined, pointer: string, max = TEXT_MAX): string | null {
   if (value === undefined || value === null) return null;
   const trimmed = value.trim();
-  if (longerThan(trimmed, max)) throw invalidAt(pointer, `must be at most ${max} characters`);
+  if (longerThan(trimmed, max)) throw invalidAt(pointer, `${propertyAt(pointer)} must be at most ${max} characters`);
   return trimmed === '' ? null : trimmed;
 }
 
@@ -132,7 +132,7 @@ function required(value: string, pointer: string, what: string, max = 1024): str
 
 function instant(value: string, pointer: string): string {
   const parsed = parseDateTime(value);
-  if (parsed === null) throw invalidAt(pointer, `must be an ISO 8601 date and time with a zone (e.g. "2025-02-17T16:00:00Z"), got ${JSON.stringify(value)}`);
+  if (parsed === null) throw invalidAt(pointer, `${propertyAt(pointer)} must be an ISO 8601 date and time with a zone (e.g. "2025-02-17T16:00:00Z"), got ${JSON.stringify(value)}`);
   return parsed;
 }
 
@@ -140,7 +140,7 @@ export function checkTimeZone(zone: string, pointer = '/time_zone'): string {
   try {
     return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
-    throw invalidAt(pointer, `must be an IANA time zone such as "Europe/Berlin" or "UTC", got ${JSON.stringify(zone)}`);
+    throw invalidAt(pointer, `${propertyAt(pointer)} must be an IANA time zone such as "Europe/Berlin" or "UTC", got ${JSON.stringify(zone)}`);
   }
 }
 

@@ -1,6 +1,6 @@
 // Each organization's clock: the system clock unless the toolkit froze, set or advanced it. The setting lives
 // in the database, so every process sharing it reads the same time for the organization.
-import { AppError, invalidAt } from './errors.ts';
+import { AppError, invalidAt, propertyAt } from './errors.ts';
 import { currentTimeContext, realClock, runInTimeContext, type Clock } from './clock.ts';
 import type { ClockSetting } from './ports/toolkit-store.ts';
 import type { Store } from './ports/store.ts';
@@ -81,7 +81,7 @@ function instant(value: string, pointer: string): number {
   const iso = parseDateTime(value);
   const ms = iso === null ? Number.NaN : Date.parse(iso);
   if (Number.isNaN(ms) || ms < 0 || ms > LATEST) {
-    throw invalidAt(pointer, `${pointer.slice(1)} must be an ISO 8601 date-time with a time zone between 1970 and 9999, such as "2030-01-01T09:00:00Z"; got ${JSON.stringify(value)}`);
+    throw invalidAt(pointer, `${propertyAt(pointer)} must be an ISO 8601 date-time with a time zone between 1970 and 9999, such as "2030-01-01T09:00:00Z"; got ${JSON.stringify(value)}`);
   }
   return ms;
 }

@@ -217,9 +217,14 @@ async function deliver(store: Store, message: ProgramMessage, options: SendOptio
   }
 }
 
+/** The collection recipients are items of (People), for their pointers. */
+export async function recipientCollection(store: Store, orgId: string): Promise<CollectionSchema['collection']> {
+  return (await loadSchema(store, orgId, 'people')).collection;
+}
+
 /** The program's objects and the recipient, who is the target of `sent` and the actor of every other kind. */
 async function messageConstituents(store: Store, message: ProgramMessage, recipientRelation: 'actor' | 'target', extra: Constituent[] = []): Promise<Constituent[]> {
-  const { collection } = await loadSchema(store, message.orgId, 'people');
+  const collection = await recipientCollection(store, message.orgId);
   const recipient = constituent(recipientRelation, { id: message.recipientId, type: 'item', collection: { id: collection.id, type: 'collection', ref: collection.ref } });
   const objects = [
     constituent('object', { id: message.templateId, type: 'program_template' }),

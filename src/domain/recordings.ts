@@ -21,6 +21,9 @@ export interface RecordingInput {
 /** Provider ids are kept verbatim and at most this long. */
 const PROVIDER_ID_MAX = 255;
 
+/** The usual file name extension of each content type a recording may have, for examples in messages. */
+const FILE_EXTENSIONS: Record<string, string> = { 'audio/mpeg': 'mp3', 'video/mp4': 'mp4' };
+
 /** Where a recording can be fetched from: clients put the URL in a link or a player, so no `javascript:` or `data:`. */
 const RECORDING_SCHEMES = new Set(['http:', 'https:']);
 
@@ -43,7 +46,7 @@ export function checkRecording<C extends string>(input: RecordingInput, pointer:
     throw error;
   }
   if (!RECORDING_SCHEMES.has(new URL(address).protocol)) {
-    throw invalidAt(`${pointer}/url`, `url must be an http or https URL where the recording can be fetched, such as "https://example.com/recording.mp3"; got ${JSON.stringify(input.url)}`);
+    throw invalidAt(`${pointer}/url`, `url must be an http or https URL where the recording can be fetched, such as "https://example.com/recording.${FILE_EXTENSIONS[contentType] ?? 'mp3'}"; got ${JSON.stringify(input.url)}`);
   }
   return { contentType, providerId: input.provider_id, url: address };
 }

@@ -173,8 +173,11 @@ for (const engine of ENGINES) {
 
     it('refuses bad input with 422 at the property: end before start, time zone, dates without a zone, emails, blank UID', async () => {
       assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ end_at: '2030-03-10T08:00:00Z' })), '/end_at');
-      assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ time_zone: 'Mars/Olympus' })), '/time_zone');
-      assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ start_at: '2030-03-10T09:00:00' })), '/start_at');
+      // Each message names its property (the guide's rule; a bare "must be …" came back at times).
+      assert.match(assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ time_zone: 'Mars/Olympus' })), '/time_zone'), /^time_zone must be an IANA time zone/);
+      assert.match(assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ start_at: '2030-03-10T09:00:00' })), '/start_at'), /^start_at must be an ISO 8601/);
+      assert.match(assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ title: 'x'.repeat(1025) })), '/title'), /^title must be at most 1024 characters/);
+      assert.match(assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ attendees: [{ email: 'a@b.test', name: 'n'.repeat(1025) }] })), '/attendees/0/name'), /^attendees\.0\.name must be/);
       assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ attendees: [{ email: 'not an email' }] })), '/attendees/0/email');
       assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ organizer: { email: '@' } })), '/organizer/email');
       assertInvalid(await h.post('/v0/tycho/meetings', meetingBody({ i_cal_uid: '  ' })), '/i_cal_uid');
@@ -250,7 +253,7 @@ for (const engine of ENGINES) {
       const recording = { content_type: 'video/mp4', provider_id: 'r1', url: 'https://rec.test/1.mp4' };
       // Regression: any text was kept and shown as recording_url, which clients open as a link.
       assert.match(assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { recording: { ...recording, url: 'not a url' } }), '/recording/url'), /^url must be a URL with a scheme/);
-      assert.match(assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { recording: { ...recording, url: 'javascript:alert(document.cookie)' } }), '/recording/url'), /http or https/);
+      assert.match(assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { recording: { ...recording, url: 'javascript:alert(document.cookie)' } }), '/recording/url'), /http or https URL .*recording\.mp4"/);
       assertInvalid(await h.patch(`/v0/meetings/${m.id}`, { recording: { ...recording, provider_id: ' ' } }), '/recording/provider_id');
       assert.equal((await h.get(`/v0/meetings/${m.id}`)).body.recording_url, undefined, 'nothing stored');
     });

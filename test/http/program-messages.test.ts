@@ -55,6 +55,8 @@ for (const engine of ENGINES) {
       const queued = await h.get(`/v0/tycho/program_messages/${res.body.id}`);
       assert.equal(queued.body.status, 'queued');
       assert.equal(queued.body.recipient.id, person.id, 'matched to the existing person by email');
+      const people = (await h.get('/v0/collections/people')).body;
+      assert.deepEqual(queued.body.recipient.collection, { id: people.id, type: 'collection', ref: 'people' }, 'a full item pointer');
       assert.equal(smtp.received.length, 0, 'nothing is sent before the sender runs');
 
       const report = await sendDue(h.store, { now: time.at(), mailer, from: 'Acme <news@acme.test>' });

@@ -4,7 +4,7 @@
 // messages go when no SMTP server is configured.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { acceptProgramMessage, getProgramMessage, listOutbox, reportDeliveryEvent } from '../../domain/program-messages.ts';
+import { acceptProgramMessage, getProgramMessage, listOutbox, recipientCollection, reportDeliveryEvent } from '../../domain/program-messages.ts';
 import { errorResponses, ListOf, PageQuery } from '../schemas/common.ts';
 import { CreateProgramMessageBody, DeliveryEventBody, DeliveryWire, ProgramMessageWire, renderDelivery, renderProgramMessage } from '../schemas/programs.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -43,7 +43,10 @@ export const programMessageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async 
         response: { 200: DeliveryWire, ...errorResponses(404) },
       },
     },
-    async (req) => renderDelivery((await getProgramMessage(store, req.principal.orgId, req.params.id)).message),
+    async (req) => {
+      const { message } = await getProgramMessage(store, req.principal.orgId, req.params.id);
+      return renderDelivery(message, await recipientCollection(store, req.principal.orgId));
+    },
   );
 
   app.post(
@@ -59,7 +62,10 @@ export const programMessageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async 
         response: { 200: DeliveryWire, ...errorResponses(400, 404, 422) },
       },
     },
-    async (req) => renderDelivery(await reportDeliveryEvent(store, req.principal.orgId, req.params.id, req.body, clock)),
+    async (req) => {
+      const message = await reportDeliveryEvent(store, req.principal.orgId, req.params.id, req.body, clock);
+      return renderDelivery(message, await recipientCollection(store, req.principal.orgId));
+    },
   );
 
   app.get(
@@ -73,6 +79,10 @@ export const programMessageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async 
         response: { 200: ListOf(DeliveryWire), ...errorResponses(400) },
       },
     },
-    async (req) => listing.envelope(req, 'outbox', await listOutbox(store, req.principal.orgId, listing.page(req, req.query, 'outbox')), renderDelivery),
+    async (req) => {
+      const page = await listOutbox(store, req.principal.orgId, listing.page(req, req.query, 'outbox'));
+      const people = await recipientCollection(store, req.principal.orgId);
+      return listing.envelope(req, 'outbox', page, (m) => renderDelivery(m, people));
+    },
   );
 };

@@ -1,5 +1,5 @@
 // Wire shapes shared by every resource: the list envelope, the error envelope, pointers, pagination query.
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../domain/pagination.ts';
 
 export const Timestamp = Type.String({ description: 'ISO 8601 UTC timestamp with milliseconds' });
@@ -66,6 +66,9 @@ export const CollectionPointer = Type.Object({
   type: Type.Literal('collection'),
   ref: Type.String(),
 });
+
+/** A collection's pointer, as item pointers and fields carry it. */
+export const collectionPointer = (c: { id: string; ref: string }): Static<typeof CollectionPointer> => ({ id: c.id, type: 'collection', ref: c.ref });
 
 export const IdOrRefParams = Type.Object({ id: Type.String({ description: 'id or ref' }) });
 

@@ -3,9 +3,9 @@
 import { Type, type Static } from 'typebox';
 import { COLORS, FIELD_TYPES } from '../../domain/fields.ts';
 import { STEP_TYPES, type Funnel } from '../../domain/funnels.ts';
-import type { CollectionRef, FieldRef, FieldView } from '../../domain/field-views.ts';
+import type { FieldRef, FieldView } from '../../domain/field-views.ts';
 import { renderValue } from '../../domain/field-types/index.ts';
-import { CollectionPointer, EXAMPLE_STAMPS, Timestamp } from './common.ts';
+import { CollectionPointer, collectionPointer, EXAMPLE_STAMPS, Timestamp } from './common.ts';
 import { docOnly, ref } from './documented.ts';
 
 const FieldPointer = Type.Object({
@@ -181,7 +181,6 @@ export function renderFunnel(funnel: Funnel): Static<typeof FunnelWire> {
   };
 }
 
-const collectionPointer = (c: CollectionRef) => ({ id: c.id, type: 'collection' as const, ref: c.ref });
 const fieldPointer = (f: FieldRef) => ({ id: f.id, type: 'field' as const, ref: f.ref, collection: collectionPointer(f.collection) });
 
 export function renderField(view: FieldView): FieldOut {

@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { PROGRAM_STATUSES, PROGRAM_TRIGGERS, type Program, type ProgramMetrics, type ProgramTemplate } from '../../domain/programs.ts';
 import { DELIVERY_EVENTS, type ProgramMessage } from '../../domain/program-messages.ts';
-import { EXAMPLE_STAMPS, Timestamp } from './common.ts';
+import { CollectionPointer, collectionPointer, EXAMPLE_STAMPS, Timestamp } from './common.ts';
 
 const enumOf = (values: readonly string[], what: string) => Type.Union(values.map((v) => Type.Literal(v)), { errorMessage: `must be one of ${values.join(', ')} (${what})` });
 const NullableString = Type.Union([Type.String(), Type.Null()], { errorMessage: 'must be a string or null' });
@@ -140,7 +140,7 @@ export const DeliveryWire = Type.Object(
     program_message_id: Type.String(),
     program_id: Type.String(),
     program_template_id: Type.String(),
-    recipient: Type.Object({ id: Type.String(), type: Type.Literal('item') }),
+    recipient: Type.Object({ id: Type.String(), type: Type.Literal('item'), collection: CollectionPointer }),
     status: Type.String(),
     reason_code: Type.Optional(Type.String()),
     error: Type.Optional(Type.String()),
@@ -163,7 +163,7 @@ export const DeliveryWire = Type.Object(
         program_message_id: '1CLJt2v5jTb3KwYm6Rcfsx',
         program_id: '1CLJt2v5hPw4RkZc8Ndgtv',
         program_template_id: '1CLJt2v5j6Xd9LsVq2Mfhw',
-        recipient: { id: '1CLJt2v5NVwRc8nCqWZPnr', type: 'item' },
+        recipient: { id: '1CLJt2v5NVwRc8nCqWZPnr', type: 'item', collection: { id: '1CLJt2v5Mc4yT9pXs2Rbdk', type: 'collection', ref: 'people' } },
         status: 'sent',
         attempts: 1,
         transport: 'smtp',
@@ -179,14 +179,15 @@ export const DeliveryWire = Type.Object(
   },
 );
 
-export function renderDelivery(m: ProgramMessage): Static<typeof DeliveryWire> {
+/** `people`: the collection recipients are items of (`recipientCollection`). */
+export function renderDelivery(m: ProgramMessage, people: { id: string; ref: string }): Static<typeof DeliveryWire> {
   const out: Static<typeof DeliveryWire> = {
     id: m.id,
     type: 'program_message_delivery',
     program_message_id: m.id,
     program_id: m.programId,
     program_template_id: m.templateId,
-    recipient: { id: m.recipientId, type: 'item' },
+    recipient: { id: m.recipientId, type: 'item', collection: collectionPointer(people) },
     status: m.status,
     attempts: m.attempts,
     to: m.email,
