@@ -7,7 +7,8 @@ import { AppError, invalidAt, orNotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { timestamp, type Clock } from './clock.ts';
 import { findCollection, type Collection } from './collections.ts';
-import { prepareQuery, serveQuery, type ItemPage, type PreparedQuery } from './item-reads.ts';
+import { prepareQuery, prepareQueryFor, serveQuery, type ItemPage, type PreparedQuery, type SearchInput } from './item-reads.ts';
+import { loadSchema } from './collection-schema.ts';
 import type { ServedItem } from './item-wire.ts';
 import { recordLock } from './locks.ts';
 import type { Principal } from './api-keys.ts';
@@ -84,19 +85,46 @@ export async function getViewWithCollection(store: Store, orgId: string, id: str
   return { view, collection: await findCollection(store, orgId, view.collectionId) };
 }
 
-/** The view's saved query, parsed against the collection's current fields. */
+/**
+ * The view's saved query, parsed against the collection's current fields. A condition or sort key that no
+ * longer fits them (its field deleted since the view was saved, a choice option it names removed) is left out
+ * rather than failing the view for good: no API changes a view's filter or sort, so nothing could mend it.
+ */
 export async function prepareViewQuery(store: Store, orgId: string, id: string): Promise<{ view: View; prepared: PreparedQuery }> {
   const view = await getView(store, orgId, id);
+  const schema = await loadSchema(store, orgId, view.collectionId);
+  const prepare = (input: SearchInput) => prepareQueryFor(store, orgId, schema, input, (i) => ({ pointer: `/sort/${i}` }));
+  const fits = (input: SearchInput) => prepare(input).then(() => true, (error: unknown) => (error instanceof AppError ? false : Promise.reject(error)));
   try {
-    const prepared = await prepareQuery(store, orgId, view.collectionId, { filter: view.filter, sort: view.sort }, (i) => ({ pointer: `/sort/${i}` }));
-    return { view, prepared };
+    return { view, prepared: await prepare({ filter: view.filter, sort: view.sort }) };
   } catch (error) {
-    // A field the view filters or sorts on was deleted (or changed type) since the view was saved.
-    if (error instanceof AppError && error.code !== 'not_found') {
-      throw new AppError('invalid_state', `view ${view.id} no longer fits its collection's fields: ${error.message}`);
-    }
-    throw error;
+    if (!(error instanceof AppError)) throw error;
   }
+  const sort: string[] = [];
+  for (const key of view.sort) if (await fits({ sort: [key] })) sort.push(key);
+  return { view, prepared: await prepare({ filter: await fittingFilter(view.filter, (leaf) => fits({ filter: leaf })), sort }) };
+}
+
+/**
+ * `filter` without the conditions `fits` refuses; an `and`/`or` left with none, or a `not` of a condition left
+ * out, goes too. Null when nothing is left (the view shows every item).
+ */
+async function fittingFilter(filter: unknown, fits: (leaf: unknown) => Promise<boolean>): Promise<unknown> {
+  if (filter === null || typeof filter !== 'object') return null;
+  const node = filter as { op?: unknown; filters?: unknown[]; filter?: unknown };
+  if ((node.op === 'and' || node.op === 'or') && Array.isArray(node.filters)) {
+    const kept = [];
+    for (const child of node.filters) {
+      const fitting = await fittingFilter(child, fits);
+      if (fitting !== null) kept.push(fitting);
+    }
+    return kept.length === 0 ? null : { ...node, filters: kept };
+  }
+  if (node.op === 'not') {
+    const inner = await fittingFilter(node.filter, fits);
+    return inner === null ? null : { ...node, filter: inner };
+  }
+  return (await fits(filter)) ? filter : null;
 }
 
 export function viewItems(store: Store, orgId: string, prepared: PreparedQuery, page: PageRequest): Promise<ItemPage<ServedItem>> {
