@@ -60,13 +60,13 @@ export function dataArb(valueType: string): fc.Arbitrary<unknown> {
     case 'email':
       return fc.oneof(fc.constantFrom('ada@acme.test', 'Ada@ACME.TEST', 'no-at-sign', 'x@y', '@acme.test', 'a@b@c.test'), fc.emailAddress());
     case 'uri/url':
-      return fc.oneof(fc.constantFrom('https://example.com/x', 'mailto:a@b.test', 'ftp://x', 'javascript:alert(1)', 'notaurl', 'https://'), fc.webUrl());
+      return fc.oneof(fc.constantFrom('https://example.com/x', 'mailto:a@b.test', 'ftp://x', 'javascript:alert(1)', 'notaurl', 'https://', 'https://example.com/100%', 'https://ex%ample.com/'), fc.webUrl());
     case 'uri/domain':
       return fc.oneof(fc.constantFrom('acme.test', 'Example.COM', 'bücher.de', 'localhost', 'https://x.test', 'a..b'), fc.domain());
     case 'uri/social_x':
     case 'uri/social_linked_in':
       return fc.oneof(
-        fc.record({ url: fc.constantFrom('https://x.com/jack', 'https://linkedin.com/in/jane', 'https://facebook.com/jack', 'garbage') }),
+        fc.record({ url: fc.constantFrom('https://x.com/jack', 'https://linkedin.com/in/jane', 'https://facebook.com/jack', 'garbage', 'https://linkedin.com/in/100%', 'x.com/%E0%A4%A') }),
         fc.record({ username: fc.constantFrom('@jack', 'in/jane-doe', 'company/acme', 'a_username_far_too_long', '') }),
         fc.record({}),
         textArb,

@@ -229,6 +229,9 @@ for (const engine of ENGINES) {
         assert.equal(fromName.data.username, 'in/jane-doe');
         assert.match(fromName.data.url, /^https:\/\/(www\.)?linkedin\.com\/in\/jane-doe\/?$/);
         await rejects('linkedin', val('uri/social_linked_in', { url: 'https://example.com/in/jane-doe' }));
+        // Regression: a `%` that starts no escape in the path threw out of the parser (500).
+        await rejects('linkedin', val('uri/social_linked_in', { url: 'https://linkedin.com/in/100%' }));
+        await rejects('x_profile', val('uri/social_x', { url: 'https://x.com/%E0%A4%A' }));
       });
     });
 

@@ -63,7 +63,14 @@ function profileType(network: Network): ValueType {
       return null;
     }
     if (!network.hosts.test(parsed.hostname.toLowerCase())) return null;
-    const username = network.usernameFromPath(parsed.pathname.split('/').filter(Boolean).map(decodeURIComponent));
+    let segments: string[];
+    try {
+      segments = parsed.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    } catch {
+      // A stray `%` that is no escape (`/in/100%`): no profile path.
+      return null;
+    }
+    const username = network.usernameFromPath(segments);
     return username ? { url: network.canonical ? network.urlFor(username) : url, username } : null;
   };
 
