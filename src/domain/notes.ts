@@ -135,6 +135,8 @@ export async function updateNote(
 
 export async function deleteNote(store: Store, orgId: string, id: string): Promise<void> {
   await store.transaction(async (tx) => {
+    // A PATCH that read the note before this commits would write its links back after it: it waits instead.
+    await tx.lock([recordLock('note', id)]);
     await getNote(tx, orgId, id);
     await tx.notes.delete(orgId, id);
     await tx.links.deleteEntity(orgId, 'note', id);

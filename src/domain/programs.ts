@@ -9,6 +9,7 @@ import { parseTemplate } from './liquid.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
 import { characterCount, longerThan } from './characters.ts';
+import { recordLock } from './locks.ts';
 
 export const PROGRAM_STATUSES = ['draft', 'published', 'paused', 'archived'] as const;
 export const PROGRAM_TRIGGERS = ['api', 'broadcast'] as const;
@@ -110,6 +111,8 @@ export async function createProgram(store: Store, orgId: string, input: ProgramI
 
 export async function updateProgram(store: Store, orgId: string, id: string, input: ProgramInput, clock?: Clock): Promise<Program> {
   return store.transaction(async (tx) => {
+    // Each PATCH writes the whole row: concurrent ones of one program must not interleave read and write.
+    await tx.lock([recordLock('program', id)]);
     const program = applyProgram(await getProgram(tx, orgId, id), input);
     program.updatedAt = timestamp(clock);
     await tx.programs.update(program);
@@ -176,6 +179,7 @@ export async function createTemplate(
 
 export async function updateTemplate(store: Store, orgId: string, id: string, input: TemplateInput, clock?: Clock): Promise<ProgramTemplate> {
   return store.transaction(async (tx) => {
+    await tx.lock([recordLock('program_template', id)]);
     const template = { ...(await getTemplate(tx, orgId, id)), updatedAt: timestamp(clock) };
     if (input.subject !== undefined) template.subject = subject(input.subject);
     if (input.body !== undefined) template.body = body(input.body);

@@ -9,6 +9,7 @@ import { timestamp, type Clock } from './clock.ts';
 import { MAX_PAGE_LIMIT, type Page, type PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
 import { checkWebhookUrl, type WebhookUrlPolicy } from './webhook-urls.ts';
+import { recordLock } from './locks.ts';
 
 export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
 export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
@@ -67,6 +68,8 @@ export const listEndpoints = (store: Store, orgId: string, page: PageRequest): P
 /** `subscriptions`, when sent, replaces the set; an event type subscribed before keeps its subscription id. */
 export async function updateEndpoint(store: Store, orgId: string, id: string, patch: EndpointInput, policy: WebhookUrlPolicy, clock?: Clock): Promise<WebhookEndpoint> {
   return store.transaction(async (tx) => {
+    // Concurrent PATCHes of one endpoint each write the whole row: the later one waits and reads the earlier's.
+    await tx.lock([recordLock('webhook_endpoint', id)]);
     const current = await getEndpoint(tx, orgId, id);
     const next: WebhookEndpoint = { ...current, updatedAt: timestamp(clock) };
     if (patch.url !== undefined) next.url = checkWebhookUrl(patch.url, policy);

@@ -346,6 +346,24 @@ for (const engine of ENGINES) {
       assert.equal((await h.get(`/v0/collections/people/items/${ada.id}`)).status, 200);
     });
 
+    it('a PATCH racing the DELETE of its note leaves no association behind: the call it named still reads', async () => {
+      const call = await h.post('/v0/calls', {
+        direction: 'incoming', participants: [{ phone: '+14155552671', role: 'caller' }], provider: 'user', provider_id: `race-${Date.now()}`,
+        provider_status: 'completed', start_at: '2025-01-01T00:00:00Z',
+      });
+      assert.equal(call.status, 201, call.text);
+      for (let round = 0; round < 5; round++) {
+        const n = await makeNote(h, { body: { markdown: 'racing' } });
+        const patch = { body: { markdown: 'linked' }, lock_version: 0, associations: [{ type: 'call', id: call.body.id }] };
+        const answers = await Promise.all([h.patch(`/v0/notes/${n.id}`, patch), h.delete(`/v0/notes/${n.id}`), h.patch(`/v0/notes/${n.id}`, patch)]);
+        for (const res of answers) assert.ok([200, 204, 404, 409].includes(res.status), res.text);
+        // Regression (PostgreSQL): a PATCH that had read the note wrote its links after the delete, and the
+        // call's include[]=note answered 404 from then on.
+        const read = await h.get(`/v0/calls/${call.body.id}?include[]=note`);
+        assert.equal(read.status, 200, read.text);
+      }
+    });
+
     it("another organization's key: list empty, GET/PATCH/DELETE → 404, the note unchanged", async () => {
       const n = await makeNote(h, { body: { markdown: '# Private' } });
       const other = await h.newOrg();

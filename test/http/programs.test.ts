@@ -45,6 +45,22 @@ for (const engine of ENGINES) {
       assert.equal(cleared.body.scheduled_at, undefined);
     });
 
+    it('concurrent PATCHes of a program, and of a template, each keep every change', async () => {
+      for (let round = 0; round < 5; round++) {
+        const p = await makeProgram(h, { status: 'draft', display_name: 'Before' });
+        const path = `/v0/tycho/programs/${p.id}`;
+        await Promise.all([h.patch(path, { display_name: 'After' }), h.patch(path, { status: 'published' }), h.patch(path, { track_opens: true })]);
+        // Regression (PostgreSQL): each PATCH wrote back the whole row it had read, undoing the others.
+        const program = (await h.get(`/v0/programs/${p.id}`)).body;
+        assert.deepEqual([program.display_name, program.status, program.track_opens], ['After', 'published', true]);
+        const t = await h.post('/v0/tycho/program_templates', { program_id: p.id, subject: 'S0', body: { markdown: 'B0' } });
+        assert.equal(t.status, 201, t.text);
+        await Promise.all([h.patch(`/v0/tycho/program_templates/${t.body.id}`, { subject: 'S1' }), h.patch(`/v0/tycho/program_templates/${t.body.id}`, { body: { markdown: 'B1' } })]);
+        const template = (await h.get(`/v0/program_templates/${t.body.id}`)).body;
+        assert.deepEqual([template.subject, template.body.markdown], ['S1', 'B1']);
+      }
+    });
+
     it('refuses bad program values with pointers', async () => {
       assert.equal(errorOf(await h.post('/v0/tycho/programs', { status: 'live' })).source?.pointer, '/status');
       assertInvalid(await h.post('/v0/tycho/programs', { scheduled_at: 'tomorrow' }), '/scheduled_at');

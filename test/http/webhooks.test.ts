@@ -98,6 +98,22 @@ for (const engine of ENGINES) {
       assert.deepEqual(unchanged.body, res.body);
     });
 
+    it('concurrent PATCHes of different properties all hold (none writes back what it read before another wrote)', async () => {
+      for (let round = 0; round < 5; round++) {
+        const created = await h.post('/v0/webhook_endpoints', endpoint('https://hooks.example.com/a'));
+        const path = `/v0/webhook_endpoints/${created.body.id}`;
+        const answers = await Promise.all([
+          h.patch(path, { status: 'disabled' }),
+          h.patch(path, { url: 'https://hooks.example.com/b' }),
+          h.patch(path, { subscriptions: [{ event_type: 'activity/note_created' }] }),
+        ]);
+        for (const res of answers) assert.equal(res.status, 200, res.text);
+        // Regression (PostgreSQL): each PATCH wrote the whole row it had read, so one undid another's change.
+        const after = (await h.get(path)).body;
+        assert.deepEqual([after.status, after.url, after.subscriptions.map((s: any) => s.event_type)], ['disabled', 'https://hooks.example.com/b', ['activity/note_created']]);
+      }
+    });
+
     it('PATCH with a subscription id changes that subscription, which keeps its id; an id of no subscription of the endpoint → 422', async () => {
       const created = await h.post('/v0/webhook_endpoints', endpoint('https://hooks.example.com/s', { subscriptions: [{ event_type: 'activity/item_created' }, { event_type: 'activity/note_created' }] }));
       const [items, notes] = created.body.subscriptions;
