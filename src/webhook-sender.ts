@@ -15,6 +15,7 @@ import ipaddr from 'ipaddr.js';
 import type { Dispatcher } from 'undici';
 import type { WebhookRequest, WebhookResult, WebhookSender } from './domain/ports/webhook-sender.ts';
 import { bareHost, isLoopbackHost, refusedAddress, type WebhookUrlPolicy } from './domain/webhook-urls.ts';
+import { storableText } from './domain/characters.ts';
 
 export const ATTEMPT_TIMEOUT_MS = 30_000;
 /** How much of the receiver's answer an attempt keeps. */
@@ -109,7 +110,7 @@ export function httpWebhookSender(policy: WebhookUrlPolicy, options: { timeoutMs
         return failure(why, status, excerpt);
       } catch (error) {
         if (timedOut) return failure(`no answer within ${timeoutMs / 1000} s`);
-        return failure((error as Error).message || String(error));
+        return failure(storableText((error as Error).message || String(error)));
       } finally {
         clearTimeout(timer);
       }
@@ -146,7 +147,8 @@ function post(
     const chunks: Buffer[] = [];
     let size = 0;
     const finish = () => {
-      const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+      // Kept as text: a NUL byte in the answer would fail the attempt's record on PostgreSQL, round after round.
+      const excerpt = storableText(Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'));
       resolve({ status, excerpt: excerpt === '' ? null : excerpt });
     };
     // Cancelled before the request started (still connecting): the attempt ends now, the request as it starts.

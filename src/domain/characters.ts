@@ -20,6 +20,13 @@ export function characterCount(text: string): number {
 /** Whether `text` has more than `max` characters; counts only when its UTF-16 length says it might. */
 export const longerThan = (text: string, max: number): boolean => text.length > max && characterCount(text) > max;
 
+/**
+ * `text` from outside a request (a receiver's answer, a rendered template, a mail server's reply) made
+ * storable on both engines: U+0000, which PostgreSQL's text refuses, and unpaired surrogates become U+FFFD.
+ * A request's own text is refused instead (http/plugins/text-guard.ts).
+ */
+export const storableText = (text: string): string => text.replace(/\u0000|\p{Cs}/gu, '\uFFFD');
+
 /** Names people give things (collections, fields, choice options, tags, funnels and their steps…). */
 export const NAME_MAX = 255;
 

@@ -3,6 +3,7 @@
 // time and memory, so no template or variable holds a request or the sender for long.
 import { Liquid, type Template } from 'liquidjs';
 import { invalidAt } from './errors.ts';
+import { storableText } from './characters.ts';
 
 /** Templates are self-contained: `include`, `render` and `layout` find no files, so none can be read. */
 const NO_FILES = {
@@ -48,7 +49,8 @@ export class RenderError extends Error {}
 
 export async function renderTemplate(text: string, variables: Record<string, unknown>): Promise<string> {
   try {
-    return await engine.render(engine.parse(text), variables);
+    // Filters such as url_decode can make U+0000 out of text that held none.
+    return storableText(await engine.render(engine.parse(text), variables));
   } catch (error) {
     throw new RenderError((error as Error).message);
   }

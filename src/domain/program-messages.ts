@@ -23,6 +23,7 @@ import type { Mailer } from './ports/mailer.ts';
 import type { Page, PageRequest } from './pagination.ts';
 import type { Store } from './ports/store.ts';
 import { clockIn, dueTimes, inOrgTime, shiftedBy, type DueScope } from './due-times.ts';
+import { storableText } from './characters.ts';
 
 export type MessageStatus = 'queued' | 'sending' | 'sent' | 'failed' | 'shielded';
 export const DELIVERY_EVENTS = ['opened', 'clicked', 'bounced', 'complained', 'unsubscribed'] as const;
@@ -159,10 +160,18 @@ export async function sendDue(store: Store, options: SendOptions): Promise<SendR
     const claimed = await store.programMessages.claimDue(due, shiftedBy(due, LEASE_MS), Math.min(options.mailer ? BATCH.smtp : BATCH.outbox, left));
     if (claimed.length === 0) break;
     left -= claimed.length;
+    // One message that cannot be saved (a database error) does not hold up the rest of the batch, which may be
+    // other organizations': it stays claimed until its lease runs out and is tried again then.
+    let failure: { error: unknown } | undefined;
     for (const message of claimed) {
       const now = timestamp(clockIn(options, message.orgId, others));
-      report[await inOrgTime(options, message.orgId, () => deliver(store, message, { ...options, now }))]++;
+      try {
+        report[await inOrgTime(options, message.orgId, () => deliver(store, message, { ...options, now }))]++;
+      } catch (error) {
+        failure ??= { error };
+      }
     }
+    if (failure) throw failure.error;
   }
   return report;
 }
@@ -193,7 +202,7 @@ async function deliver(store: Store, message: ProgramMessage, options: SendOptio
     try {
       await options.mailer.send({ from: sender, to: message.email, subject, text: body, messageId: `<${message.id}@tycho>` });
     } catch (error) {
-      const reason = (error as Error).message;
+      const reason = storableText((error as Error).message);
       if (message.attempts < MAX_ATTEMPTS) {
         return finish(store, message, { ...rendered, status: 'queued', dueAt: later(now, retryDelayMs(message.attempts)), error: reason }, 'retried');
       }

@@ -22,6 +22,8 @@ export interface Receiver {
   received: Received[];
   /** The status the next requests get (200 by default). */
   answer: number;
+  /** The body of each answer ("ok" or "not now" by default, as the status is). */
+  answerBody: string | undefined;
   /** How long the receiver holds each answer back, in ms (0 by default): an attempt stays in flight that long. */
   delayMs: number;
   /** Runs before each answer, while the attempt is in flight (after any `delayMs`). */
@@ -41,6 +43,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     url: '',
     received: [],
     answer: 200,
+    answerBody: undefined,
     delayMs: 0,
     beforeAnswer: undefined,
     secret: undefined,
@@ -71,7 +74,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       receiver.received.push({ id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], body: JSON.parse(raw), raw, verified });
       const status = receiver.answer;
       const before = receiver.beforeAnswer;
-      const send = () => res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not now');
+      const send = () => res.writeHead(status, { 'content-type': 'text/plain' }).end(receiver.answerBody ?? (status < 300 ? 'ok' : 'not now'));
       const answer = () => (before ? void before().then(send, send) : send());
       if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs);
       else answer();

@@ -12,6 +12,21 @@ import { MAX_ATTEMPTS, sendDue } from '../../src/domain/program-messages.ts';
 import { smtpMailer } from '../../src/mail.ts';
 import { bodyOf, header, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import type { Mailer } from '../../src/domain/ports/mailer.ts';
+import type { Store } from '../../src/domain/ports/store.ts';
+
+/** `store`, except that saving the outcome of message `id` fails, in and out of transactions. */
+function failingToComplete(store: Store, id: string): Store {
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      if (key === 'transaction') return (fn: (tx: Store) => Promise<unknown>, ...rest: unknown[]) => (target.transaction as Function)((tx: Store) => fn(failingToComplete(tx, id)), ...rest);
+      if (key !== 'programMessages') return Reflect.get(target, key, receiver);
+      const repo = target.programMessages;
+      return new Proxy(repo, {
+        get: (r, k) => (k === 'complete' ? (m: { id: string }, ...a: unknown[]) => (m.id === id ? Promise.reject(new Error('cannot save')) : (r.complete as Function)(m, ...a)) : Reflect.get(r, k)),
+      });
+    },
+  });
+}
 
 /** A clock the test moves; sending happens at its time. */
 function testClock(start = '2030-01-01T00:00:00.000Z') {
@@ -150,6 +165,25 @@ for (const engine of ENGINES) {
       assert.equal(delivery.attempts, MAX_ATTEMPTS);
       assert.match(delivery.error, /mailbox unavailable/);
       assert.deepEqual((await activitiesOf(h, 'program_message', refused.body.id)).map((a) => a.type), ['activity/program_message_failed']);
+    });
+
+    it('a template whose filters make U+0000 sends U+FFFD in its place; a message that cannot be saved holds up no other', async () => {
+      const p = await makeProgram(h);
+      const nul = await makeTemplate(h, p.id, 'A{{ "%00" | url_decode }}B', 'x{{ custom_variables.x | url_decode }}y');
+      const res = await send({ person: { email: 'nul@example.com' }, program_template_id: nul.id, custom_variables: { x: '%00' } });
+      // Regression (PostgreSQL): saving the rendered text failed, and the claimed batch was retried without end.
+      assert.equal((await sendDue(h.store, { now: time.at(), mailer })).sent, 1);
+      const sent = (await h.get(`/v0/tycho/program_messages/${res.body.id}`)).body;
+      assert.deepEqual([sent.status, sent.subject, sent.body], ['sent', 'A\uFFFDB', 'x\uFFFDy']);
+
+      // Any other failure to save one message: the rest of its batch is still sent, and the error is raised after.
+      const poison = await send({ person: { email: 'poison@example.com' }, program_template_id: template.id });
+      const fine = await send({ person: { email: 'fine@example.com' }, program_template_id: template.id });
+      await assert.rejects(sendDue(failingToComplete(h.store, poison.body.id), { now: time.at(), mailer }), /cannot save/);
+      assert.equal((await h.get(`/v0/tycho/program_messages/${fine.body.id}`)).body.status, 'sent');
+      assert.equal((await h.get(`/v0/tycho/program_messages/${poison.body.id}`)).body.status, 'sending', 'claimed until its lease runs out');
+      time.advance(300_000);
+      assert.equal((await sendDue(h.store, { now: time.at(), mailer })).sent, 1);
     });
 
     it('sends each message once when senders run side by side, and takes over a message whose sender died', async () => {

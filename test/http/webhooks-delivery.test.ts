@@ -349,6 +349,19 @@ for (const engine of ENGINES) {
       await h.store.webhookEndpoints.releaseLeases('handing');
       await h.delete(`/v0/webhook_endpoints/${ep.id}`);
     });
+    it('records an answer holding NUL bytes with U+FFFD in their place, and does not send the event again', async () => {
+      const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
+      receiver.answerBody = 'ok\u0000bad';
+      await person('Nul answer');
+      assert.equal((await deliver()).succeeded, 1);
+      // Regression (PostgreSQL): the excerpt failed the round's record, so the event was sent again every round.
+      assert.equal((await deliver()).attempts, 0);
+      const attempts = await h.get(`/v0/tycho/webhook_endpoints/${ep.id}/attempts`);
+      assert.equal(attempts.body.data[0].response_excerpt, 'ok\uFFFDbad');
+      assert.equal(receiver.received.length, 1);
+      await h.delete(`/v0/webhook_endpoints/${ep.id}`);
+    });
+
     it('does not follow redirects: a 3xx is a failed attempt', async () => {
       const ep = await makeEndpoint(h, receiver, ['activity/item_created']);
       receiver.answer = 302;
