@@ -1,13 +1,14 @@
 // Reading a multipart upload (POST /v0/files, attachments): the `file` part plus text fields. Associations
-// arrive either as form fields `associations[][id]` / `associations[][type]` (TypeScript SDK) or as one
-// `associations` part holding JSON (Ruby SDK); both are accepted. The `file` part streams into the blob store
+// arrive either as form fields `associations[][id]` / `associations[][type]` (TypeScript SDK; indexed,
+// `associations[0][id]`, from other form encoders) or as one `associations` part holding JSON (Ruby SDK); all
+// are accepted, and any other field named associations… is refused rather than ignored. The `file` part streams into the blob store
 // as it arrives (`ContentSink`), whatever comes after it; when the rest of the body turns out malformed (4xx),
 // the stored contents are discarded again, so a refused upload never leaves a file behind.
 import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { AppError, invalidAt } from '../domain/errors.ts';
 import type { ContentSink, ReceivedContent, Upload } from '../domain/files.ts';
-import { findBadText } from './plugins/text-guard.ts';
+import { findBadText, textProblem } from './plugins/text-guard.ts';
 import { characterCount, longerThan } from '../domain/characters.ts';
 
 /**
@@ -141,23 +142,64 @@ function refuseBadText(file: File | undefined, fields: Record<string, string[]>)
   }
 }
 
+const ASSOCIATIONS_SHAPE =
+  'send associations as form fields associations[][id] and associations[][type] (or associations[0][id], associations[0][type] …), or as one associations field holding JSON [{"type": "item", "id": "…"}]';
+/** `associations[<index>][id|type]`, as form encoders with indices write an array of objects. */
+const INDEXED_FIELD = /^associations\[(\d{1,3})\]\[(id|type)\]$/;
+
 function parseAssociations(fields: Record<string, string[]>): { type: string; id: string }[] | undefined {
-  if (fields.associations) {
-    try {
-      const parsed: unknown = JSON.parse(fields.associations[0]!);
-      const list = Array.isArray(parsed) ? parsed : [parsed];
-      return list.map((a, i) => {
-        if (typeof a !== 'object' || a === null || typeof a.id !== 'string') throw new Error(`entry ${i}`);
-        return { type: typeof a.type === 'string' ? a.type : 'item', id: a.id };
-      });
-    } catch {
-      throw invalidAt('/associations', 'associations must be a JSON array of item pointers [{"type": "item", "id": "…"}]');
-    }
+  const named = Object.keys(fields).filter((name) => name.startsWith('associations'));
+  const unknown = named.find((name) => name !== 'associations' && !name.startsWith('associations[][') && !INDEXED_FIELD.test(name));
+  if (unknown !== undefined || (named.includes('associations[][type]') && !named.includes('associations[][id]'))) {
+    throw invalidAt('/associations', `the form field "${unknown ?? 'associations[][type]'}" is not one associations are read from; ${ASSOCIATIONS_SHAPE}`);
   }
+  const list = fields.associations ? jsonAssociations(fields.associations[0]!) : bracketAssociations(fields);
+  // Parsed JSON may hold escapes (\u0000) of text no engine stores: held to the rule the form fields are.
+  list?.forEach((association, i) => {
+    for (const key of ['id', 'type'] as const) {
+      const problem = textProblem(association[key]);
+      if (problem) throw invalidAt(`/associations/${i}/${key}`, `associations.${i}.${key} ${problem}`);
+    }
+  });
+  return list;
+}
+
+function jsonAssociations(text: string): { type: string; id: string }[] {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    return list.map((a, i) => {
+      if (typeof a !== 'object' || a === null || typeof a.id !== 'string') throw new Error(`entry ${i}`);
+      return { type: typeof a.type === 'string' ? a.type : 'item', id: a.id };
+    });
+  } catch {
+    throw invalidAt('/associations', 'associations must be a JSON array of item pointers [{"type": "item", "id": "…"}]');
+  }
+}
+
+/** `associations[][id]` with `associations[][type]` in the same order, or the indexed form, entries in index order. */
+function bracketAssociations(fields: Record<string, string[]>): { type: string; id: string }[] | undefined {
   const ids = fields['associations[][id]'];
-  if (!ids) return undefined;
-  const types = fields['associations[][type]'] ?? [];
-  return ids.map((id, i) => ({ id, type: types[i] ?? 'item' }));
+  if (ids) {
+    const types = fields['associations[][type]'] ?? [];
+    return ids.map((id, i) => ({ id, type: types[i] ?? 'item' }));
+  }
+  const entries = new Map<number, { id?: string; type?: string }>();
+  for (const [name, values] of Object.entries(fields)) {
+    const match = INDEXED_FIELD.exec(name);
+    if (!match) continue;
+    const index = Number(match[1]);
+    const entry = entries.get(index) ?? {};
+    entry[match[2] as 'id' | 'type'] = values[0];
+    entries.set(index, entry);
+  }
+  if (entries.size === 0) return undefined;
+  return [...entries.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([index, entry]) => {
+      if (entry.id === undefined) throw invalidAt('/associations', `the form field associations[${index}][type] has no associations[${index}][id]; ${ASSOCIATIONS_SHAPE}`);
+      return { id: entry.id, type: entry.type ?? 'item' };
+    });
 }
 
 /** What went wrong while reading the multipart body, as the client's error: never a 500, since only the

@@ -92,6 +92,27 @@ for (const engine of ENGINES) for (const blobs of BLOB_STORES) {
       assert.deepEqual((await h.get(`/v0/files/${f.id}`)).body.associations, f.associations);
     });
 
+    it('associations as indexed form fields associations[N][id] / associations[N][type] are read in index order; other associations… fields → 422', async () => {
+      const f = await upload(h, [
+        filePart('indexed.txt', 'indexed'),
+        { name: 'associations[1][id]', value: ada.id },
+        { name: 'associations[0][id]', value: acme.id },
+        { name: 'associations[0][type]', value: 'item' },
+      ]);
+      assert.deepEqual(f.associations, [
+        { id: acme.id, type: 'item', collection: companies },
+        { id: ada.id, type: 'item', collection: people },
+      ]);
+      // Regression: these were ignored, and the file created without its links.
+      const before = await fileIds(h);
+      assertInvalid(await postMultipart(h, '/v0/files', [filePart('x.txt', 'x'), { name: 'associations[id]', value: ada.id }]), '/associations');
+      assertInvalid(await postMultipart(h, '/v0/files', [filePart('x.txt', 'x'), { name: 'associations[0][type]', value: 'item' }]), '/associations');
+      // A JSON escape of U+0000 in an id: 422 at the id on both engines (was a 500 on PostgreSQL).
+      const nul = await postMultipart(h, '/v0/files', [filePart('x.txt', 'x'), { name: 'associations', value: '[{"type":"item","id":"\\u0000"}]' }]);
+      assertInvalid(nul, '/associations/0/id');
+      assert.deepEqual(await fileIds(h), before);
+    });
+
     it('deleting an item removes it from the associations of its files; the file and its other associations stay', async () => {
       const doomed = await makeItem(h, 'people', { name: text('Doomed') });
       const f = await upload(h, [filePart('both.txt', 'both'), { name: 'associations', value: JSON.stringify([{ type: 'item', id: doomed.id }, { type: 'item', id: acme.id }]) }]);
