@@ -18,7 +18,7 @@ import { recordWrite } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { Field } from './fields.ts';
 import type { Store } from './ports/store.ts';
-import { recordLock } from './locks.ts';
+import { recordLock, relationsLock } from './locks.ts';
 import { storedWire, storedWireOf } from './item-wire.ts';
 
 export interface MergeInput {
@@ -68,6 +68,8 @@ export async function mergeItems(store: Store, principal: Principal, collectionK
   const orgId = principal.orgId;
   return store.transaction(async (tx) => {
     await tx.lockSchema(orgId, 'shared');
+    // The merge locks the items pointing at either item after the two (domain/locks.ts).
+    await tx.lock([relationsLock(orgId)]);
     const schema = await loadSchema(tx, orgId, collectionKey);
     const { collection } = schema;
     const sourceId = input.source.id;

@@ -9,6 +9,7 @@ import { valueLabel, type FieldChange } from './item-values.ts';
 import type { Store } from './ports/store.ts';
 import { storedWireOf } from './item-wire.ts';
 import { isPlaceholder } from './field-types/index.ts';
+import { relationsLock } from './locks.ts';
 
 interface ItemPointer {
   id: string;
@@ -26,6 +27,7 @@ export async function resolveRelationTargets(store: Store, orgId: string, change
   const relationChanges = changes.filter((c) => c.field.type === 'field/relation' && c.values && !resolved.has(c));
   const ids = [...new Set(relationChanges.flatMap((c) => c.values!.map(idOf)))];
   if (ids.length === 0) return;
+  await store.lock([relationsLock(orgId)]);
   // Targets of two-way relations are locked exclusive now, as syncTwoWay will rewrite them: taking them
   // shared first and exclusive later would deadlock two writers pointing at the same target.
   const mirrored = new Set(relationChanges.filter((c) => c.field.config.relationType === 'two_way').flatMap((c) => c.values!.map(idOf)));

@@ -13,7 +13,7 @@ import { indexEntries, indexKey, type IndexKey, type Item } from './items.ts';
 import { constituent, recordActivity } from './activity.ts';
 import type { Principal } from './api-keys.ts';
 import type { LockMode, Store } from './ports/store.ts';
-import { valueLock } from './locks.ts';
+import { relationsLock, valueLock } from './locks.ts';
 import { storedWire } from './item-wire.ts';
 
 /** Identifier values one upsert may match on; each is an index lookup inside the write transaction. */
@@ -52,6 +52,8 @@ function inCollection(schema: CollectionSchema, item: Item | undefined): Item {
  */
 async function schemaAndLockedItem(tx: Store, orgId: string, collectionKey: string, id: string): Promise<{ schema: CollectionSchema; item: Item }> {
   await tx.lockSchema(orgId, 'shared');
+  // A delete goes on to lock the items pointing at this one (removeRelationsTo).
+  await tx.lock([relationsLock(orgId)]);
   const [found] = await tx.items.findMany(orgId, [id], 'exclusive');
   const schema = await loadSchema(tx, orgId, collectionKey);
   return { schema, item: inCollection(schema, found) };
@@ -132,8 +134,10 @@ export async function upsertItem(
     const schema = await loadSchema(tx, principal.orgId, collectionKey);
     const identifiers = identifierChanges(schema, input.identifiers);
     const changes = parseValueMap(schema, input.values ?? {});
-    // Relation targets before the item matched (domain/locks.ts).
+    // Relation targets before the item matched (domain/locks.ts); and where a creation would add default
+    // relation values, the relations lock before the identifiers' (insertItem resolves those defaults).
     await resolveRelationTargets(tx, principal.orgId, [...identifiers, ...changes]);
+    if (hasRelationDefaults(schema)) await tx.lock([relationsLock(principal.orgId)]);
     const match = identifierMatch(identifiers);
     // The early statements count only if the current schema asks for exactly the same, in the same order.
     const matches = early?.match.signature === match.signature ? early.items : await lockAndMatch(tx, principal.orgId, match);
@@ -200,7 +204,7 @@ async function lockAndMatch(tx: Store, orgId: string, { locks, keys }: Identifie
 async function matchEarly(tx: Store, orgId: string, collectionKey: string, input: UpsertInput): Promise<{ match: IdentifierMatch; items: Item[] } | undefined> {
   const recent = recentSchema(tx, orgId, collectionKey);
   if (!recent) return undefined;
-  if (Object.keys(input.values ?? {}).some((key) => fieldByKey(recent, key)?.type === 'field/relation')) return undefined;
+  if (Object.keys(input.values ?? {}).some((key) => fieldByKey(recent, key)?.type === 'field/relation') || hasRelationDefaults(recent)) return undefined;
   let identifiers: FieldChange[];
   try {
     identifiers = identifierChanges(recent, input.identifiers);
@@ -213,6 +217,9 @@ async function matchEarly(tx: Store, orgId: string, collectionKey: string, input
   const match = identifierMatch(identifiers);
   return { match, items: await lockAndMatch(tx, orgId, match) };
 }
+
+/** Whether creating an item of the collection may point relations at other items without being asked to. */
+const hasRelationDefaults = (schema: CollectionSchema): boolean => schema.fields.some((f) => f.type === 'field/relation' && f.defaultValues.length > 0);
 
 /** An item as written: the item, and its wire form's JSON as stored with it. */
 interface Written {

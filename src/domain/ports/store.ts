@@ -473,6 +473,12 @@ export interface Store {
   /** Connections of the pool by state, for metrics. */
   poolStats(): { total: number; idle: number; waiting: number };
   /**
+   * Transactions run again after a transient failure, by SQLSTATE, since the store opened (metrics): on
+   * PostgreSQL 40P01 (a deadlock: one of the writers was chosen to fail, after a second's wait), 40001 and 23503
+   * (a row a write refers to deleted by a transaction that committed while it ran).
+   */
+  transactionRetries(): Record<string, number>;
+  /**
    * Calls `listener` whenever webhook deliveries became due at once: right after each commit of this process
    * that wrote some, and on the engines that can tell (PostgreSQL), when another process's such commit is
    * announced (`from` 'this store': only this store's own commits). Returns the function that stops the calls.

@@ -40,6 +40,21 @@ export function registerObservability(app: FastifyInstance, store: Store): void 
     },
   });
 
+  // The store counts; the counter catches up with it when scraped.
+  const retriesSeen = new Map<string, number>();
+  new Counter({
+    name: 'tycho_db_transaction_retries_total',
+    help: 'Write transactions run again after a transient failure, by SQLSTATE (PostgreSQL: 40P01 deadlock, 40001 serialization failure, 23503 a referenced row deleted meanwhile)',
+    labelNames: ['sqlstate'],
+    registers: [registry],
+    collect() {
+      for (const [sqlstate, count] of Object.entries(store.transactionRetries())) {
+        this.inc({ sqlstate }, count - (retriesSeen.get(sqlstate) ?? 0));
+        retriesSeen.set(sqlstate, count);
+      }
+    },
+  });
+
   const deliveries = new Counter({
     name: 'tycho_webhook_attempts_total',
     help: 'Webhook delivery attempts by outcome (succeeded, retrying: failed with a retry scheduled, failed: no retry left)',

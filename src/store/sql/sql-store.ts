@@ -198,6 +198,8 @@ export class SqlStore implements Store {
   private readonly schemaGuards: { orgId: string; guard: Later<unknown> }[] = [];
   /** Whether this transaction wrote outbox rows due at once (the worker is woken when it commits). */
   private wroteOutbox = false;
+  /** Transactions this store ran again after a transient failure, by SQLSTATE (for metrics). */
+  private readonly retries = new Map<string, number>();
   /** Whether it sent no notice of them to other processes, and owes one after its commit. */
   private noticeOwed = false;
 
@@ -386,6 +388,10 @@ export class SqlStore implements Store {
           continue;
         }
         const meaning = this.engine.classify(error);
+        if (meaning === 'retry') {
+          const code = String((error as { code?: unknown }).code);
+          this.retries.set(code, (this.retries.get(code) ?? 0) + 1);
+        }
         if (meaning === 'retry' && attempt < TRANSACTION_ATTEMPTS) {
           // A short random pause, so the transactions that collided do not collide again in step.
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
@@ -522,6 +528,10 @@ export class SqlStore implements Store {
 
   poolStats() {
     return this.engine.poolStats();
+  }
+
+  transactionRetries() {
+    return Object.fromEntries(this.retries);
   }
 
   onDeliveriesDue(listener: () => void, from: DueSource = 'any process'): () => void {
