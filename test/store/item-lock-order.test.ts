@@ -1,5 +1,5 @@
-// Item writes lock in one order (domain/locks.ts): the items a write points relations at before its own item,
-// and a deleted item before the items pointing at it. A delete that has locked its item and a PATCH re-sending
+// Item writes lock in one order (domain/locks.ts): the relations lock, then the items a write points relations
+// at before its own item, and a deleted item before the items pointing at it. A delete that has locked its item and a PATCH re-sending
 // a relation to it would otherwise hold what the other needs next; PostgreSQL breaks such a deadlock only
 // after a second, and a stream of those PATCHes can keep a delete failing. SQLite's writers take turns, so
 // only PostgreSQL can wait inside a write.
@@ -12,6 +12,7 @@ import { createField } from '../../src/domain/collection-fields.ts';
 import { createItem, deleteItem, updateItem, upsertItem } from '../../src/domain/item-writes.ts';
 import { REPLACE } from '../../src/domain/item-values.ts';
 import { AppError } from '../../src/domain/errors.ts';
+import { relationsLock } from '../../src/domain/locks.ts';
 import type { Principal } from '../../src/domain/api-keys.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
 
@@ -63,6 +64,8 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
       let locked!: () => void;
       const companyLocked = new Promise<void>((resolve) => (locked = resolve));
       const deletion = other.transaction(async (tx) => {
+        // As deleteItem takes them: the relations lock, then the item.
+        await tx.lock([relationsLock(principal.orgId)]);
         await tx.items.findMany(principal.orgId, [company], 'exclusive');
         locked();
         await held;
@@ -106,5 +109,17 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
       assert.match((outcome.error as AppError).detail ?? '', /does not exist/);
     });
 
+
+    it('a write that kept colliding is a write_contention conflict after five runs, each counted by SQLSTATE', async () => {
+      const before = s.store.transactionRetries()['40P01'] ?? 0;
+      const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      await assert.rejects(
+        s.store.transaction(async () => {
+          throw deadlock;
+        }),
+        (error: unknown) => error instanceof AppError && error.code === 'write_contention' && error.status === 409,
+      );
+      assert.equal(s.store.transactionRetries()['40P01'], before + 5);
+    });
   });
 }

@@ -25,14 +25,18 @@ export function errorBody(error: AppError): { type: 'errors'; errors: ErrorObjec
   return { type: 'errors', errors: [object] };
 }
 
+/** The conflicts a later try of the same request gets past. */
+const RESOLVES_ITSELF = new Set<string>(['idempotency_key_in_use', 'write_contention']);
+
 function titleOf(status: number): string {
   return status === 422 ? 'Unprocessable Entity' : (STATUS_CODES[status] ?? 'Error');
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   // A 409 will not resolve itself; without this header every official SDK would re-send the request twice.
-  // The one that does is an Idempotency-Key still being answered: there the SDKs' retry with backoff is right.
-  if (error.status === 409) reply.header('x-should-retry', error.code === 'idempotency_key_in_use' ? 'true' : 'false');
+  // Those that do are an Idempotency-Key still being answered and a write that kept colliding with others:
+  // there the SDKs' retry with backoff is right.
+  if (error.status === 409) reply.header('x-should-retry', RESOLVES_ITSELF.has(error.code) ? 'true' : 'false');
   return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error));
 }
 

@@ -398,7 +398,7 @@ export class SqlStore implements Store {
           continue;
         }
         if (meaning === 'conflict') throw new AppError('conflict', 'the write conflicts with a concurrent change; fetch the current state and retry');
-        if (meaning === 'retry') throw new AppError('conflict', 'the write kept colliding with concurrent writes; retry it');
+        if (meaning === 'retry') throw new AppError('write_contention', 'the write kept colliding with concurrent writes; retry it');
         throw error;
       }
     }
