@@ -19,6 +19,11 @@ const catalogue = {
   stale_lock_version: 409,
   /** The first request with this Idempotency-Key has not been answered yet. */
   idempotency_key_in_use: 409,
+  /**
+   * The first request with this Idempotency-Key committed its writes, but its process stopped before keeping
+   * the answer: running it again would write twice, and the answer cannot be replayed.
+   */
+  idempotency_answer_lost: 409,
   /** The write was run again and again and kept colliding with concurrent ones (PostgreSQL): a later try succeeds. */
   write_contention: 409,
   payload_too_large: 413,

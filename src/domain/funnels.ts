@@ -76,7 +76,8 @@ export async function createFunnel(
     createdAt: now,
     updatedAt: now,
   };
-  await store.funnels.insert(funnel);
+  // In a transaction, as every write a request makes (an Idempotency-Key claim is noted written in its commit).
+  await store.transaction((tx) => tx.funnels.insert(funnel));
   return funnel;
 }
 

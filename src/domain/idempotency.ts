@@ -4,6 +4,7 @@
 // refused (409). Per credential, so that an answer is only ever replayed to the credential that was allowed
 // to make the request. The claim is one insert on the (organization, key) primary key, the stored key naming
 // the credential too, so exactly one request wins it in every process.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { AppError } from './errors.ts';
 import { timestamp, type Clock } from './clock.ts';
@@ -111,9 +112,50 @@ export async function claimIdempotencyKey(
     if (realNow - existing.claimedAtMs < ABANDONED_CLAIM_MS) {
       throw new AppError('idempotency_key_in_use', `a request with the Idempotency-Key ${JSON.stringify(shown)} is still being processed; retry after it is answered`);
     }
+    // Abandoned (its process died). Taken over only if none of its writes committed.
+    if (existing.wrote) {
+      throw new AppError(
+        'idempotency_answer_lost',
+        `the request with the Idempotency-Key ${JSON.stringify(shown)} made its changes, but the server stopped before it could keep the answer; read the resources it changed rather than sending it again`,
+      );
+    }
     await store.idempotency.release(request.orgId, request.key, existing.claimedAtMs);
   }
   throw new AppError('idempotency_key_in_use', `the Idempotency-Key ${JSON.stringify(shown)} is contended; retry`);
+}
+
+/** The claim of the request in progress, where it holds one (the HTTP layer runs its handler in it). */
+export interface ClaimInProgress {
+  orgId: string;
+  /** As stored (`credentialKey`). */
+  key: string;
+  claimedAtMs: number;
+}
+
+const claims = new AsyncLocalStorage<ClaimInProgress>();
+
+/**
+ * Runs `fn` (and all it starts) as the work of the request holding `claim`. A context is entered only for
+ * requests with a key: once one is, Node tracks every promise (time contexts, clock.ts, say why that costs).
+ */
+export function runClaimed<T>(claim: ClaimInProgress, fn: () => T): T {
+  return claims.run(claim, fn);
+}
+
+/** The claim of `principal`'s request with `key`, made at `claimedAtMs`, as `runClaimed` takes it. */
+export const claimInProgress = (principal: Principal, key: string, claimedAtMs: number): ClaimInProgress => ({
+  orgId: principal.orgId,
+  key: credentialKey(principal, key),
+  claimedAtMs,
+});
+
+/**
+ * For `store.beforeCommit`: a transaction of a request holding a claim notes in the claim that it wrote, in the
+ * same commit, so that after a crash the claim says exactly whether the request changed anything.
+ */
+export async function noteClaimWrote(tx: Store): Promise<void> {
+  const claim = claims.getStore();
+  if (claim) await tx.idempotency.markWritten(claim.orgId, claim.key, claim.claimedAtMs);
 }
 
 /**

@@ -105,7 +105,8 @@ export async function createProgram(store: Store, orgId: string, input: ProgramI
     createdAt: now, updatedAt: now,
   };
   const program = applyProgram(blank, input);
-  await store.programs.insert(program);
+  // In a transaction, as every write a request makes (an Idempotency-Key claim is noted written in its commit).
+  await store.transaction((tx) => tx.programs.insert(program));
   return program;
 }
 

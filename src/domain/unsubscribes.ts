@@ -18,7 +18,8 @@ export interface Unsubscribe {
 /** Adds `email` (checked at `pointer`) unless it is listed; answers the entry either way. */
 export async function addUnsubscribe(store: Store, orgId: string, email: unknown, clock?: Clock, pointer = '/email'): Promise<Unsubscribe> {
   const address = normalisedEmail(email, pointer);
-  return store.unsubscribes.insertOrGet({ id: newId(), orgId, email: address, createdAt: timestamp(clock) });
+  // In a transaction, as every write a request makes (an Idempotency-Key claim is noted written in its commit).
+  return store.transaction((tx) => tx.unsubscribes.insertOrGet({ id: newId(), orgId, email: address, createdAt: timestamp(clock) }));
 }
 
 export function listUnsubscribes(store: Store, orgId: string, page: PageRequest): Promise<Page<Unsubscribe>> {
@@ -27,7 +28,7 @@ export function listUnsubscribes(store: Store, orgId: string, page: PageRequest)
 
 /** Removes the address; 404 when it is not listed (or not an address at all). */
 export async function removeUnsubscribe(store: Store, orgId: string, email: string): Promise<void> {
-  if (!(await store.unsubscribes.delete(orgId, email.trim().toLowerCase()))) throw notFound();
+  if (!(await store.transaction((tx) => tx.unsubscribes.delete(orgId, email.trim().toLowerCase())))) throw notFound();
 }
 
 export function findUnsubscribe(store: Store, orgId: string, email: string): Promise<Unsubscribe | undefined> {

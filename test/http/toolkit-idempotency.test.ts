@@ -202,6 +202,35 @@ for (const engine of ENGINES) {
       assert.equal(await noteCount(h, 'in flight'), 1);
     });
 
+    it('a claim notes, in the commit of each write of its request, that it wrote: one left by a process that died after writing is not run again', async () => {
+      const principal = (await authenticate(h.store, TEST_KEY))!;
+      const wrote = async (key: string) => (await h.store.idempotency.find(h.orgId, credentialKey(principal, key)))?.wrote;
+      const written = freshKey();
+      assert.equal((await h.post('/v0/notes', { body: 'noted' }, withKey(written))).status, 201);
+      assert.equal(await wrote(written), true, 'the note and the mark committed together');
+      const refused = freshKey();
+      assert.equal((await h.post('/v0/notes', { body: '' }, withKey(refused))).status, 422);
+      assert.equal(await wrote(refused), false, 'nothing was written');
+      const read = freshKey();
+      assert.equal((await h.post('/v0/collections/people/items/search', {}, withKey(read))).status, 200);
+      assert.equal(await wrote(read), false, 'a search writes nothing');
+
+      // A process that wrote and died before keeping its answer (as its write transaction would have marked it).
+      const key = freshKey();
+      const body = { body: 'written then lost' };
+      const stored = credentialKey(principal, key);
+      const fingerprint = fingerprintOf({ method: 'POST', url: '/v0/notes', contentType: 'application/json', body });
+      const claimedAtMs = Date.now() - 61_000;
+      assert.equal(await h.store.idempotency.claim({ orgId: h.orgId, key: stored, fingerprint, createdAt: new Date().toISOString(), claimedAtMs }), true);
+      await h.store.transaction((tx) => tx.idempotency.markWritten(h.orgId, stored, claimedAtMs));
+      const retry = await h.post('/v0/notes', body, withKey(key));
+      // Regression: the retry took the claim over and ran the request again, writing twice.
+      assert.equal(retry.status, 409, retry.text);
+      assert.equal(errorOf(retry).code, 'idempotency_answer_lost');
+      assert.equal(retry.headers['x-should-retry'], 'false');
+      assert.equal(await noteCount(h, 'written then lost'), 0, 'not run here');
+    });
+
     it('racing retries of one request create one record', async () => {
       const key = freshKey();
       const answers = await Promise.all(Array.from({ length: 8 }, () => h.post('/v0/notes', { body: 'raced' }, withKey(key))));

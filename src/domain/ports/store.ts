@@ -470,6 +470,11 @@ export interface Store {
   ping(): Promise<void>;
   /** Refreshes the query planner's statistics, e.g. after a bulk load. */
   analyze(): Promise<void>;
+  /**
+   * Runs `work` inside each transaction of this store once its own work is done, before it commits (the HTTP
+   * layer notes there that a request holding an Idempotency-Key claim wrote). A later call replaces it.
+   */
+  beforeCommit(work: (tx: Store) => Promise<void>): void;
   /** Connections of the pool by state, for metrics. */
   poolStats(): { total: number; idle: number; waiting: number };
   /**

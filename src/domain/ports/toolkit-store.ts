@@ -75,6 +75,8 @@ export interface IdempotencyRecord {
   createdAt: string;
   /** System time of the claim, milliseconds. */
   claimedAtMs: number;
+  /** Whether the claiming request committed a write (its answer may be all that is missing). */
+  wrote?: boolean;
 }
 
 export interface StoredResponse {
@@ -89,6 +91,8 @@ export interface IdempotencyRepo {
   find(orgId: string, key: string): Promise<IdempotencyRecord | undefined>;
   /** Keeps the answer, with the request's final fingerprint, if the record is still the claim made at `claimedAtMs`. */
   complete(orgId: string, key: string, claimedAtMs: number, response: StoredResponse, fingerprint: string): Promise<void>;
+  /** Notes, inside a write transaction of the claiming request, that it wrote (if the claim is still its own). */
+  markWritten(orgId: string, key: string, claimedAtMs: number): Promise<void>;
   /** Deletes the record if it is still the claim made at `claimedAtMs`. */
   release(orgId: string, key: string, claimedAtMs: number): Promise<void>;
   /** Deletes the organization's records created before `createdBefore`. */

@@ -1,13 +1,23 @@
 // Idempotency-Key on every POST, PATCH and DELETE of /v0 (domain/idempotency.ts): claimed once the body is
 // parsed and before it is validated (a request the schema refuses is answered, and kept, like any other),
-// settled with the answer when it is sent; a replay is sent with `Idempotent-Replayed: true`.
+// noted as written by each write transaction its handler commits, settled with the answer when it is sent; a
+// replay is sent with `Idempotent-Replayed: true`.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { finished } from 'node:stream/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../domain/clock.ts';
 import { AppError } from '../../domain/errors.ts';
-import { checkIdempotencyKey, claimIdempotencyKey, fingerprintOf, settleIdempotencyKey, streamedFingerprint } from '../../domain/idempotency.ts';
+import {
+  checkIdempotencyKey,
+  claimIdempotencyKey,
+  claimInProgress,
+  fingerprintOf,
+  noteClaimWrote,
+  runClaimed,
+  settleIdempotencyKey,
+  streamedFingerprint,
+} from '../../domain/idempotency.ts';
 import type { Store } from '../../domain/ports/store.ts';
 
 declare module 'fastify' {
@@ -81,6 +91,8 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 }
 
 export function registerIdempotency(app: FastifyInstance, store: Store, clock: Clock): void {
+  // Every write transaction of a request holding a claim notes in it that the request wrote (see preHandler).
+  store.beforeCommit(noteClaimWrote);
   // A malformed key is refused before the body is read (a client waiting on `Expect: 100-continue` gets the
   // refusal, not a 100).
   // Synchronous: it runs on every request, most of which carry no key.
@@ -114,6 +126,13 @@ export function registerIdempotency(app: FastifyInstance, store: Store, clock: C
     const { status, headers, body: answer } = claim.response;
     // A string with its content type is sent as it is, not serialised again.
     return reply.code(status).headers(headers).header('idempotent-replayed', 'true').send(answer);
+  });
+  // The handler of a request holding a claim runs as its work: its transactions then note the claim written in
+  // their own commit, and a claim its process left unanswered is run again only if nothing of it committed.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const claim = request.idempotency;
+    if (claim) runClaimed(claimInProgress(request.principal, claim.key, claim.claimedAtMs), done);
+    else done();
   });
   app.addHook('onSend', async (request, reply, payload) => {
     const claim = request.idempotency;

@@ -29,6 +29,7 @@ import * as schemaGuard from './0025-schema-guard.ts';
 import * as sandboxParents from './0026-sandbox-parents.ts';
 import * as schemaGuardLocks from './0027-schema-guard-locks.ts';
 import * as webhookEndpointDue from './0028-webhook-endpoint-due.ts';
+import * as idempotencyWrites from './0029-idempotency-writes.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0026-sandbox-parents': sandboxParents,
   '0027-schema-guard-locks': schemaGuardLocks,
   '0028-webhook-endpoint-due': webhookEndpointDue,
+  '0029-idempotency-writes': idempotencyWrites,
 };
 
 /**

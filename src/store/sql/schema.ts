@@ -462,6 +462,8 @@ export interface IdempotencyKeysTable {
   body: string | null;
   created_at: string;
   claimed_at_ms: number;
+  /** 1 once a write transaction of the claiming request committed (migration 0029). */
+  wrote: Generated<number>;
 }
 
 /** One request in an organization's journal (migration 0017). */

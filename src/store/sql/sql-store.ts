@@ -230,6 +230,8 @@ export class SqlStore implements Store {
     private readonly outbox = new OutboxSignal(engine),
     /** In a transaction: whether a shared schema lock may go on with the tag this process saw last (lockSchema). */
     private readonly guessSchema = false,
+    /** Shared by the store and its transactions: what `beforeCommit` set. */
+    private readonly hooks: { beforeCommit?: (tx: Store) => Promise<void> } = {},
   ) {}
 
   get organizations() {
@@ -371,9 +373,11 @@ export class SqlStore implements Store {
       let tx: SqlStore | undefined;
       try {
         const result = await this.db.transaction().execute(async (trx: Transaction<Database>) => {
-          tx = new SqlStore(trx, this.engine, true, this.schemaCache, this.subscriptions, this.outbox, guess);
+          tx = new SqlStore(trx, this.engine, true, this.schemaCache, this.subscriptions, this.outbox, guess, this.hooks);
           if (schemaOf !== undefined) await tx.lockSchema(schemaOf, 'exclusive');
-          return fn(tx);
+          const result = await fn(tx);
+          if (this.hooks.beforeCommit) await this.hooks.beforeCommit(tx);
+          return result;
         });
         if (tx?.wroteOutbox) this.outbox.emit();
         if (tx?.noticeOwed) this.outbox.owe(() => this.engine.announce(this.db, 'webhook_deliveries'));
@@ -528,6 +532,10 @@ export class SqlStore implements Store {
 
   poolStats() {
     return this.engine.poolStats();
+  }
+
+  beforeCommit(work: (tx: Store) => Promise<void>): void {
+    this.hooks.beforeCommit = work;
   }
 
   transactionRetries() {

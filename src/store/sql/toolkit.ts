@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { ClockRepo, IdempotencyRepo, SnapshotData, SnapshotRepo } from '../../domain/ports/toolkit-store.ts';
 import type { Database } from './schema.ts';
 import { json } from './records.ts';
+import { executeUnread } from './statement-marks.ts';
 import type { Engine } from './sql-store.ts';
 
 export function clockRepo(db: Kysely<Database>, engine: Pick<Engine, 'changeToken' | 'announce'>): ClockRepo {
@@ -93,6 +94,7 @@ export function idempotencyRepo(db: Kysely<Database>): IdempotencyRepo {
         fingerprint: row.fingerprint,
         createdAt: row.created_at,
         claimedAtMs: row.claimed_at_ms,
+        wrote: row.wrote === 1,
         ...(row.status !== null ? { response: { status: row.status, headers: json.parse<Record<string, string>>(row.headers ?? '{}'), body: row.body ?? '' } } : {}),
       };
     },
@@ -104,6 +106,12 @@ export function idempotencyRepo(db: Kysely<Database>): IdempotencyRepo {
         .where('key', '=', key)
         .where('claimed_at_ms', '=', claimedAtMs)
         .execute();
+    },
+    async markWritten(orgId, key, claimedAtMs) {
+      await executeUnread(
+        db,
+        db.updateTable('idempotency_keys').set({ wrote: 1 }).where('org_id', '=', orgId).where('key', '=', key).where('claimed_at_ms', '=', claimedAtMs).where('wrote', '=', 0),
+      );
     },
     async release(orgId, key, claimedAtMs) {
       await db.deleteFrom('idempotency_keys').where('org_id', '=', orgId).where('key', '=', key).where('claimed_at_ms', '=', claimedAtMs).execute();
