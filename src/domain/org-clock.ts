@@ -10,13 +10,19 @@ import { changeCache } from './change-cache.ts';
 import { recordLock } from './locks.ts';
 import { parseDateTime } from './field-types/dates.ts';
 
-/** The clock a setting describes; a running one moves with `base`. */
+/** The latest time a clock can show. */
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * The clock a setting describes; a running one moves with `base`, and stops at the latest time a timestamp
+ * can show (9999-12-31T23:59:59.999Z: a year past 9999 is written "+010000-…", which sorts before the rest).
+ */
 export function clockOf(setting: ClockSetting, base: Clock): Clock {
   if (setting.frozenAt !== null) {
     const frozen = Date.parse(setting.frozenAt);
     return () => new Date(frozen);
   }
-  return () => new Date(base().getTime() + setting.offsetMs);
+  return () => new Date(Math.min(base().getTime() + setting.offsetMs, LATEST));
 }
 
 /** The organization's controlled clock, or undefined when it follows `base`. */
@@ -69,9 +75,6 @@ export type ClockChange =
   | { action: 'advance'; milliseconds: number }
   | { action: 'resume' }
   | { action: 'release' };
-
-/** The latest time a clock can show. */
-const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** The longest single advance: 10 years. */
 const MAX_ADVANCE_MS = 10 * 366 * 24 * 3600 * 1000;

@@ -154,6 +154,12 @@ for (const engine of ENGINES) {
       assert.equal(past.status, 422, past.text);
       assert.equal(errorOf(past).code, 'invalid_state');
       assert.match(errorOf(past).detail!, /past 9999-12-31T23:59:59\.999Z/);
+      // A running clock set to the last instant stops there (was: items created a moment later "+010000-…").
+      assert.equal((await clock('/set', { to: '9999-12-31T23:59:59.999Z', frozen: false })).status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const late = await h.post('/v0/collections/people/items', { values: { name: { type: 'value/text/single_line', data: 'Last' } } }, { key });
+      assert.equal(late.status, 201, late.text);
+      assert.equal(late.body.values.created_at.data, '9999-12-31T23:59:59.999Z');
       assert.equal((await clock('/set', { to: '2030-01-01T09:00:00Z' })).status, 200);
       // Regression: read in the server's zone, or rolled over into the next month.
       for (const [path, body, pointer] of [
