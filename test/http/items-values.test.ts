@@ -167,6 +167,7 @@ for (const engine of ENGINES) {
     describe('addresses', () => {
       it('email: a valid address accepted; bad syntax → 422', async () => {
         assert.deepEqual(await roundTrip('contact', email('glados@aperture.com')), email('glados@aperture.com'));
+        assert.deepEqual(await roundTrip('contact', email('glados@ＡＰＥＲＴＵＲＥ.com')), email('glados@aperture.com'), 'a full-width domain is the same domain');
         await rejects('contact', email('not-an-email'));
         await rejects('contact', email('two@@at.com'));
         await rejects('contact', email('jane@'));
@@ -183,6 +184,8 @@ for (const engine of ENGINES) {
       it('domain: lower-cased; a scheme or a path → 422; IDN accepted', async () => {
         assert.deepEqual(await roundTrip('domain', val('uri/domain', 'Example.COM')), val('uri/domain', 'example.com'));
         assert.deepEqual(await roundTrip('domain', val('uri/domain', 'bücher.de')), val('uri/domain', 'bücher.de'));
+        // Full-width letters are the same name (IDNA maps them): stored as one, so unique and eq see one domain.
+        assert.deepEqual(await roundTrip('domain', val('uri/domain', 'ＥＸＡＭＰＬＥ.com')), val('uri/domain', 'example.com'));
         await rejects('domain', val('uri/domain', 'https://example.com'));
         await rejects('domain', val('uri/domain', 'example.com/about'));
         await rejects('domain', val('uri/domain', 'localhost'));

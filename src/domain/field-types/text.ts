@@ -42,7 +42,7 @@ export const email: ValueType = {
     if (!EMAIL.test(text) || !isHostname(text.slice(at + 1)) || at > 64) {
       throw new ValueProblem(`must be an email address such as "jane@example.com", got ${describeJson(data)}`);
     }
-    return text.slice(0, at) + '@' + text.slice(at + 1).toLowerCase();
+    return text.slice(0, at) + '@' + text.slice(at + 1).normalize('NFKC').toLowerCase();
   },
   render: asIs,
 };
@@ -67,7 +67,8 @@ export const url: ValueType = {
 
 export const domain: ValueType = {
   parse(data) {
-    const text = boundedString(data, 253, 'a domain name as a').toLowerCase().replace(/\.$/, '');
+    // NFKC as IDNA maps names: a full-width "ＥＸＡＭＰＬＥ.com" is example.com, stored and matched as such.
+    const text = boundedString(data, 253, 'a domain name as a').normalize('NFKC').toLowerCase().replace(/\.$/, '');
     if (!isHostname(text)) {
       throw new ValueProblem(`must be a bare domain such as "example.com" (no scheme, path or port), got ${describeJson(data)}`);
     }
