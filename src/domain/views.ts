@@ -87,7 +87,7 @@ export async function getViewWithCollection(store: Store, orgId: string, id: str
 
 /**
  * The view's saved query, parsed against the collection's current fields. A condition or sort key that no
- * longer fits them (its field deleted since the view was saved, a choice option it names removed) is left out
+ * longer fits them (its field deleted since the view was saved, or changed so that it no longer parses) is left out
  * rather than failing the view for good: no API changes a view's filter or sort, so nothing could mend it.
  */
 export async function prepareViewQuery(store: Store, orgId: string, id: string): Promise<{ view: View; prepared: PreparedQuery }> {

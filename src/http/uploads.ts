@@ -1,9 +1,10 @@
 // Reading a multipart upload (POST /v0/files, attachments): the `file` part plus text fields. Associations
-// arrive either as form fields `associations[][id]` / `associations[][type]` (TypeScript SDK; indexed,
+// arrive as form fields `associations[][id]` / `associations[][type]` (TypeScript SDK; indexed ones,
 // `associations[0][id]`, from other form encoders) or as one `associations` part holding JSON (Ruby SDK); all
-// are accepted, and any other field named associations… is refused rather than ignored. The `file` part streams into the blob store
-// as it arrives (`ContentSink`), whatever comes after it; when the rest of the body turns out malformed (4xx),
-// the stored contents are discarded again, so a refused upload never leaves a file behind.
+// are accepted, and any other field named associations… is refused rather than ignored. The `file` part
+// streams into the blob store as it arrives (`ContentSink`), whatever comes after it; when the rest of the body
+// turns out malformed (4xx), the stored contents are discarded again, so a refused upload never leaves a file
+// behind.
 import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { AppError, invalidAt } from '../domain/errors.ts';
@@ -144,12 +145,14 @@ function refuseBadText(file: File | undefined, fields: Record<string, string[]>)
 
 const ASSOCIATIONS_SHAPE =
   'send associations as form fields associations[][id] and associations[][type] (or associations[0][id], associations[0][type] …), or as one associations field holding JSON [{"type": "item", "id": "…"}]';
+/** The one JSON field, and the fields of the TypeScript SDK's encoding. */
+const BRACKET_FIELDS = new Set(['associations', 'associations[][id]', 'associations[][type]']);
 /** `associations[<index>][id|type]`, as form encoders with indices write an array of objects. */
 const INDEXED_FIELD = /^associations\[(\d{1,3})\]\[(id|type)\]$/;
 
 function parseAssociations(fields: Record<string, string[]>): { type: string; id: string }[] | undefined {
   const named = Object.keys(fields).filter((name) => name.startsWith('associations'));
-  const unknown = named.find((name) => name !== 'associations' && !name.startsWith('associations[][') && !INDEXED_FIELD.test(name));
+  const unknown = named.find((name) => !BRACKET_FIELDS.has(name) && !INDEXED_FIELD.test(name));
   if (unknown !== undefined || (named.includes('associations[][type]') && !named.includes('associations[][id]'))) {
     throw invalidAt('/associations', `the form field "${unknown ?? 'associations[][type]'}" is not one associations are read from; ${ASSOCIATIONS_SHAPE}`);
   }
