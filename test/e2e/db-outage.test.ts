@@ -126,4 +126,30 @@ describe('a migration run by another process under running statements (postgres)
     assert.match(JSON.parse(stale.body).errors[0].detail, /retry later/i);
     for (let i = 0; i < 3; i++) assert.equal((await get('/v0/collections')).statusCode, 200);
   });
+
+  it('answers a request whose statement the operator cancels (pg_cancel_backend, statement_timeout) with 503, not 500', async () => {
+    const locker = new pg.Client({ connectionString: database.url });
+    await locker.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('lock table collections in access exclusive mode');
+      const waiting = get('/v0/collections');
+      // The request's statement waits for the lock; cancel it as an operator would.
+      let cancelled = false;
+      for (let attempt = 0; attempt < 100 && !cancelled; attempt++) {
+        const { rows } = await locker.query("select pg_cancel_backend(pid) as done from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and datname = current_database()");
+        cancelled = rows.some((r: { done: boolean }) => r.done);
+        if (!cancelled) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.ok(cancelled, 'the request reached the database and waited');
+      const answer = await waiting;
+      // Regression: "canceling statement due to user request" was an unhandled error (500).
+      assert.equal(answer.statusCode, 503, answer.body);
+      assert.match(JSON.parse(answer.body).errors[0].detail, /retry later/i);
+    } finally {
+      await locker.query('rollback');
+      await locker.end();
+    }
+    assert.equal((await get('/v0/collections')).statusCode, 200);
+  });
 });

@@ -19,8 +19,11 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 /** Set on the error of a statement whose cached plan a concurrent migration invalidated: retrying succeeds. */
 const STALE_PLAN = 'TYCHO_STALE_PLAN';
 
-/** Connection-level failures: the database is down, restarting or unreachable — not a bug in the request. */
-const UNAVAILABLE_CODES = new Set([STALE_PLAN, 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+/**
+ * Connection-level failures: the database is down, restarting or unreachable — not a bug in the request; and
+ * 57014, a statement cancelled by the operator (pg_cancel_backend, or a statement_timeout set on the role).
+ */
+const UNAVAILABLE_CODES = new Set([STALE_PLAN, 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57014', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
 
 export function isUnavailable(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
