@@ -25,6 +25,9 @@ export interface StoredFile {
   updatedAt: string;
 }
 
+/** A file's name as global search compares it: lower-cased by every script's rules (SQL's lower() folds ASCII only). */
+export const fileNameKey = (name: string): string => name.toLowerCase();
+
 export interface Upload {
   filename: string;
   contentType: string;

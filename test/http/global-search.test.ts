@@ -53,6 +53,9 @@ for (const engine of ENGINES) {
       assert.deepEqual(found.map((r: any) => [r.type, r.id]), [['item', item.id], ['file', up.body.id], ['file', other.body.id]]);
       assert.equal(typeof found[1].download_url, 'string');
       assert.deepEqual(found[1].associations, []);
+      // Case beyond ASCII (was: SQL's lower() folded ASCII letters only, so these found nothing).
+      const ecole = await postMultipart(h, '/v0/files', [{ name: 'name', value: 'École Σοφία Report.pdf' }, { name: 'file', filename: 'e.pdf', content: 'z', contentType: 'application/pdf' }]);
+      for (const query of ['école', 'ÉCOLE', 'σοφία', 'ΣΟΦΊΑ']) assert.deepEqual((await search(h, query)).map((r: any) => r.id), [ecole.body.id], query);
     });
 
     it('stays inside the organization', async () => {

@@ -30,6 +30,7 @@ import * as sandboxParents from './0026-sandbox-parents.ts';
 import * as schemaGuardLocks from './0027-schema-guard-locks.ts';
 import * as webhookEndpointDue from './0028-webhook-endpoint-due.ts';
 import * as idempotencyWrites from './0029-idempotency-writes.ts';
+import * as fileNameKeys from './0030-file-name-keys.ts';
 
 type Step = { up(db: Kysely<unknown>, types: ColumnTypes): Promise<void> };
 
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, Step> = {
   '0027-schema-guard-locks': schemaGuardLocks,
   '0028-webhook-endpoint-due': webhookEndpointDue,
   '0029-idempotency-writes': idempotencyWrites,
+  '0030-file-name-keys': fileNameKeys,
 };
 
 /**

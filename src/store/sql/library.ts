@@ -3,7 +3,7 @@
 import type { Tagset } from '../../domain/tagsets.ts';
 import type { Note } from '../../domain/notes.ts';
 import type { Inbox } from '../../domain/inboxes.ts';
-import type { StoredFile } from '../../domain/files.ts';
+import { fileNameKey, type StoredFile } from '../../domain/files.ts';
 import { json, type RecordMapping } from './records.ts';
 import type { FilesTable, InboxesTable, NotesTable, TagsetsTable } from './schema.ts';
 
@@ -79,6 +79,7 @@ export const fileMapping: RecordMapping<Omit<StoredFile, 'associations'>, FilesT
     blob_key: f.blobKey,
     created_at: f.createdAt,
     updated_at: f.updatedAt,
+    name_key: fileNameKey(f.name),
   }),
   filters: {},
 };

@@ -157,6 +157,8 @@ export interface FilesTable {
   blob_key: string;
   created_at: string;
   updated_at: string;
+  /** The name as global search compares it (`fileNameKey`, migration 0030). */
+  name_key: string;
 }
 
 export interface InboxConversationsTable {

@@ -4,6 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { SearchRepo, TextMatch } from '../../domain/ports/store.ts';
 import type { Database } from './schema.ts';
+import { fileNameKey } from '../../domain/files.ts';
 import { Binder, slot, type Shapes } from './shapes.ts';
 import { fileMapping } from './library.ts';
 import { rowLimit } from './keyset.ts';
@@ -118,7 +119,7 @@ export function searchRepo(db: Kysely<Database>, shapes: Shapes, lateral: boolea
         .selectFrom('files')
         .selectAll()
         .where('org_id', '=', orgId)
-        .where(sql<boolean>`lower(name) like ${`%${escapeLike(text.toLowerCase())}%`} escape '\\'`)
+        .where(sql<boolean>`name_key like ${`%${escapeLike(fileNameKey(text))}%`} escape '\\'`)
         .orderBy('id')
         .limit(rowLimit(limit))
         .execute();
