@@ -19,6 +19,7 @@ import {
   streamedFingerprint,
 } from '../../domain/idempotency.ts';
 import type { Store } from '../../domain/ports/store.ts';
+import { requiredScope } from './auth.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -83,10 +84,14 @@ function watchStreamedBody(raw: IncomingMessage): { digest: () => string | undef
   };
 }
 
-/** The request's Idempotency-Key, when its method takes one. */
+/**
+ * The request's Idempotency-Key, when it is a write. Reads sent as POST (item search, global search) ignore it
+ * as GET does: they change nothing a retry could repeat, and keeping their answers for a day let any key, a
+ * read-only one too, fill the disk with them.
+ */
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const header = request.headers['idempotency-key'];
-  if (header === undefined || !METHODS.has(request.method)) return undefined;
+  if (header === undefined || !METHODS.has(request.method) || requiredScope(request) === 'read') return undefined;
   return Array.isArray(header) ? header.join(',') : header;
 }
 
